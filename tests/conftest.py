@@ -1,0 +1,43 @@
+"""Shared fixtures. The recorded corpus lives in ../shared (EQUIMIND_SHARED); tests that need it skip clearly."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _shared() -> Path:
+    return Path(os.environ.get("EQUIMIND_SHARED", str(REPO_ROOT.parent / "shared"))).resolve()
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    path = _shared()
+    if not (path / "corpus").is_dir():
+        pytest.skip(f"recorded data not found at {path}; set EQUIMIND_SHARED to the shared/ folder")
+    return path
+
+
+@pytest.fixture(scope="session")
+def corpus_dir(shared_dir: Path) -> Path:
+    return shared_dir / "corpus"
+
+
+@pytest.fixture(scope="session")
+def financebench_dir(shared_dir: Path) -> Path:
+    path = shared_dir / "benchmarks" / "financebench"
+    if not path.is_dir():
+        pytest.skip(f"FinanceBench dev split not found at {path}")
+    return path
+
+
+@pytest.fixture()
+def settings(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """Settings with a fresh EQUIMIND_HOME in a temp dir (does not require the shared data)."""
+    from equimind.config import Settings
+
+    return Settings(home=tmp_path / "home", shared=_shared())
