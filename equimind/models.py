@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from datetime import date
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,13 +30,13 @@ def date_to_int(d: date) -> int:
     return d.year * 10000 + d.month * 100 + d.day
 
 
-class Source(str, Enum):
+class Source(StrEnum):
     SEC_EDGAR = "sec_edgar"
     YAHOO_FINANCE = "yahoo_finance"
     LOCAL = "local"
 
 
-class Origin(str, Enum):
+class Origin(StrEnum):
     """Where the bytes physically came from (a snapshot of SEC data is still source=sec_edgar)."""
 
     LIVE = "live"
@@ -243,7 +243,7 @@ class SearchResult(BaseModel):
 # Research output
 
 
-class Rating(str, Enum):
+class Rating(StrEnum):
     STRONG_BUY = "STRONG_BUY"
     BUY = "BUY"
     HOLD = "HOLD"
@@ -251,7 +251,7 @@ class Rating(str, Enum):
     STRONG_SELL = "STRONG_SELL"
 
 
-class Speaker(str, Enum):
+class Speaker(StrEnum):
     BULL = "bull"
     BEAR = "bear"
     JUDGE = "judge"

@@ -24,8 +24,10 @@ app.add_typer(eval_app, name="eval")
 
 T = TypeVar("T")
 
-HomeOpt = Annotated[Path | None, typer.Option("--home", help="State directory (default: EQUIMIND_HOME or .equimind_cache).")]
-SnapshotOpt = Annotated[Path | None, typer.Option("--snapshot", help="Recorded corpus dir (e.g. ../shared/corpus): no network.")]
+HomeOpt = Annotated[Path | None, typer.Option(
+    "--home", help="State directory (default: EQUIMIND_HOME or .equimind_cache).")]
+SnapshotOpt = Annotated[Path | None, typer.Option(
+    "--snapshot", help="Recorded corpus dir (e.g. ../shared/corpus): no network.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 
 
