@@ -1,0 +1,270 @@
+"""The market report: last close, indicators, point-in-time fundamentals, sentiment and macro for one ticker at one
+as-of date, every number a ``models.Figure`` with provenance, and a ``Degradation`` for whatever could not be had.
+
+``sources_for(settings)`` picks the recorded snapshot (``settings.snapshot``) or the live clients;
+``build_market_report`` computes the report from any implementation of the source Protocols;
+``market_report`` does both and closes the clients (what ``equimind market`` calls).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from equimind.analytics.fundamentals import compute_fundamentals, pe_ratio
+from equimind.analytics.indicators import indicator_figures, unadjust_dividends
+from equimind.analytics.macro import MacroClient
+from equimind.analytics.sentiment import Lexicon
+from equimind.analytics.sentiment_report import SentimentBlock, build_sentiment
+from equimind.config import Settings
+from equimind.errors import ConfigError, EquiMindError, NotFoundError
+from equimind.models import Degradation, Document, Figure, Origin
+from equimind.sources.base import (
+    CompanyProfile,
+    FactsSource,
+    FilingIndexSource,
+    NewsItem,
+    NewsSource,
+    PriceHistory,
+    PriceSource,
+    ProfileSource,
+    normalise_ticker,
+)
+from equimind.sources.to_documents import fundamentals_documents, news_documents, price_documents
+
+log = logging.getLogger(__name__)
+
+DEFAULT_LOOKBACK_DAYS = 730
+STALE_PRICE_DAYS = 7
+
+
+class MarketReport(BaseModel):
+    """What ``equimind market TICKER`` prints (JSON-serialisable)."""
+
+    ticker: str
+    company: str | None = None
+    as_of: date
+    mode: str  # "snapshot" | "live"
+    last_close: Figure
+    indicators: list[Figure] = Field(default_factory=list)
+    fundamentals: list[Figure] = Field(default_factory=list)
+    sentiment: SentimentBlock | None = None
+    macro: list[Figure] = Field(default_factory=list)
+    profile: dict[str, Any] = Field(default_factory=dict)
+    degraded: list[Degradation] = Field(default_factory=list)
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+
+    def figures(self) -> list[Figure]:
+        """Every figure in the report, flat (what the research agents consume)."""
+        sent = self.sentiment.figures if self.sentiment else []
+        return [self.last_close, *self.indicators, *self.fundamentals, *sent, *self.macro]
+
+    def figure(self, fid: str) -> Figure | None:
+        return next((f for f in self.figures() if f.id == fid), None)
+
+
+@dataclass
+class MarketSources:
+    """The source implementations for one run; ``unavailable`` says what is missing and why."""
+
+    mode: Origin
+    prices: PriceSource
+    facts: FactsSource | None = None
+    filings: FilingIndexSource | None = None
+    news: NewsSource | None = None
+    profile: ProfileSource | None = None
+    macro: MacroClient | None = None
+    lexicon: Lexicon | None = None
+    unavailable: list[Degradation] = field(default_factory=list)
+    _closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def close(self) -> None:
+        for c in self._closers:
+            c()
+
+
+def _lexicon(settings: Settings, out: list[Degradation]) -> Lexicon | None:
+    try:
+        return Lexicon.load(settings.corpus_dir / "sentiment")
+    except NotFoundError as e:
+        out.append(Degradation(capability="sentiment", reason=f"unavailable ({e})"))
+        return None
+
+
+def sources_for(settings: Settings) -> MarketSources:
+    """Snapshot readers when ``settings.snapshot`` is set (no network at all), else the live clients."""
+    unavailable: list[Degradation] = []
+    lex = _lexicon(settings, unavailable)
+    if settings.snapshot is not None:
+        from equimind.sources.market_snapshot import SnapshotPrices, SnapshotSec
+
+        sec = SnapshotSec(settings.snapshot)
+        unavailable += [
+            Degradation(capability="news", reason="unavailable (snapshot mode: the recorded corpus has no news)"),
+            Degradation(capability="macro", reason="unavailable (snapshot mode: no network is used)"),
+        ]
+        return MarketSources(mode=Origin.SNAPSHOT, prices=SnapshotPrices(settings.snapshot), facts=sec,
+                             filings=sec, profile=sec, lexicon=lex, unavailable=unavailable)
+    from equimind.sources.sec_edgar import SecEdgarClient
+    from equimind.sources.yahoo import YahooFinance
+
+    yahoo = YahooFinance(settings)
+    src = MarketSources(mode=Origin.LIVE, prices=yahoo, news=yahoo, profile=yahoo, lexicon=lex,
+                        unavailable=unavailable)
+    try:
+        live_sec = SecEdgarClient(settings)
+        src.facts, src.filings = live_sec, live_sec
+        src._closers.append(live_sec.close)
+    except ConfigError as e:
+        unavailable.append(Degradation(capability="fundamentals", reason=f"unavailable ({e})"))
+    src.macro = MacroClient(settings)
+    src._closers.append(src.macro.close)
+    return src
+
+
+def _last_close(full: PriceHistory, cut: PriceHistory) -> Figure:
+    """The close as traded on the last bar <= as-of (dividend adjustment undone; on the series' split basis)."""
+    raw = unadjust_dividends([b.close for b in full.bars], [b.dividend for b in full.bars])
+    i = len(cut.bars) - 1
+    bar = cut.bars[-1]
+    return Figure(
+        id="last_close", name="Last close on or before the as-of date", value=raw[i], unit="USD", as_of=bar.day,
+        formula="close of the last bar dated <= as_of, dividend adjustment undone",
+        inputs={"adjusted_close": bar.close, "bar_date": bar.day},
+        provenance={"source": full.source.value, "origin": full.origin.value, "location": full.location,
+                    "bar_date": bar.day, "split_basis_day": full.last_day,
+                    "adjustment": "as traded, restated to the share basis after all splits up to split_basis_day"},
+    )
+
+
+def _fetch_prices(prices: PriceSource, ticker: str, as_of: date, lookback_days: int) -> tuple[PriceHistory,
+                                                                                            PriceHistory]:
+    start = as_of - timedelta(days=lookback_days)
+    full = prices.history(ticker, start=start)  # to the latest bar: the split basis of the adjusted series
+    cut = full.up_to(as_of)
+    if not cut.bars:
+        first = full.first_day
+        raise NotFoundError(
+            f"no price bars for {ticker} on or before {as_of}"
+            + (f"; the data starts {first}: choose a later --as-of" if first else "")
+        )
+    return full, cut
+
+
+def build_market_report(
+    settings: Settings, ticker: str, as_of: date, *, prices: PriceSource, facts: FactsSource | None,
+    news: NewsSource | None = None, macro: MacroClient | None = None, filings: FilingIndexSource | None = None,
+    profile: ProfileSource | None = None, lexicon: Lexicon | None = None,
+    lookback_days: int = DEFAULT_LOOKBACK_DAYS, unavailable: Sequence[Degradation] = (),
+    on_documents: Callable[[list[Document]], None] | None = None,
+) -> MarketReport:
+    """The market report of ``ticker`` as of ``as_of``: nothing dated after ``as_of`` enters any figure.
+
+    Raises NotFoundError when there is no price bar on or before ``as_of``. ``on_documents`` receives the Documents
+    of everything fetched (prices, fundamentals, news), each dated by its own data, for ingestion.
+    The report's ``mode`` is "snapshot" when ``settings.snapshot`` is set, else "live"."""
+    mode = Origin.SNAPSHOT if settings.snapshot is not None else Origin.LIVE
+    t0 = time.perf_counter()
+    t = normalise_ticker(ticker)
+    timings: dict[str, float] = {}
+    degraded = list(unavailable)
+    full, cut = _fetch_prices(prices, t, as_of, lookback_days)
+    timings["prices"] = _ms(t0)
+    prof = _profile(profile, t, degraded)
+    company = prof.name if prof else None
+    indicators, deg = indicator_figures(cut)
+    degraded += deg
+    last = _last_close(full, cut)
+    if last.as_of and (as_of - last.as_of).days > STALE_PRICE_DAYS:
+        degraded.append(Degradation(capability="prices", reason=f"last bar {last.as_of} is "
+                                    f"{(as_of - last.as_of).days} days before the as-of date {as_of}"))
+    docs = price_documents(full, company=company)
+    t1 = time.perf_counter()
+    fundamentals = _fundamentals(facts, t, as_of, full, last, degraded, docs, lookback_days)
+    timings["fundamentals"] = _ms(t1)
+    items = _news(news, t, degraded)
+    docs += news_documents(items, company=company)
+    t2 = time.perf_counter()
+    sentiment = build_sentiment(t, as_of, items, filings, lexicon, degraded)
+    timings["sentiment"] = _ms(t2)
+    macro_figs = _macro(macro, as_of, degraded)
+    if on_documents is not None:
+        on_documents(docs)
+    timings["total"] = _ms(t0)
+    return MarketReport(ticker=t, company=company, as_of=as_of, mode=mode.value, last_close=last,
+                        indicators=indicators, fundamentals=fundamentals, sentiment=sentiment, macro=macro_figs,
+                        profile=dict(prof.fields) if prof else {}, degraded=degraded, timings_ms=timings)
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 1)
+
+
+def _profile(src: ProfileSource | None, ticker: str, degraded: list[Degradation]) -> CompanyProfile | None:
+    if src is None:
+        return None
+    try:
+        return src.profile(ticker)
+    except EquiMindError as e:
+        degraded.append(Degradation(capability="profile", reason=f"unavailable ({e})"))
+        return None
+
+
+def _fundamentals(facts: FactsSource | None, ticker: str, as_of: date, full: PriceHistory, last: Figure,
+                  degraded: list[Degradation], docs: list[Document], lookback_days: int) -> list[Figure]:
+    if facts is None:
+        return []
+    try:
+        cf = facts.company_facts(ticker)
+    except EquiMindError as e:
+        degraded.append(Degradation(capability="fundamentals", reason=f"unavailable ({e})"))
+        return []
+    docs += fundamentals_documents(cf, since=as_of - timedelta(days=lookback_days))
+    res = compute_fundamentals(cf, as_of, splits=full.splits())
+    degraded += res.degraded
+    out = list(res.figures)  # *_prior figures stay: growth and ratio figures name them as inputs
+    eps = res.values.get("eps_diluted_ttm")
+    if eps is not None and last.value is not None and last.as_of is not None:
+        out.append(pe_ratio(eps, last.value, last.as_of, as_of, full.last_day, full.splits(),
+                            price_provenance=dict(last.provenance)))
+    else:
+        degraded.append(Degradation(capability="fundamentals.pe_ttm", reason="needs eps_diluted_ttm"))
+    return out
+
+
+def _news(src: NewsSource | None, ticker: str, degraded: list[Degradation]) -> list[NewsItem]:
+    if src is None:
+        return []
+    try:
+        return src.news(ticker)
+    except EquiMindError as e:
+        degraded.append(Degradation(capability="news", reason=f"unavailable ({e})"))
+        return []
+
+
+def _macro(client: MacroClient | None, as_of: date, degraded: list[Degradation]) -> list[Figure]:
+    if client is None:
+        return []
+    res = client.report(as_of)
+    degraded += res.degraded
+    return list(res.figures)
+
+
+def market_report(settings: Settings, ticker: str, as_of: date, *,
+                  on_documents: Callable[[list[Document]], None] | None = None,
+                  lookback_days: int = DEFAULT_LOOKBACK_DAYS) -> MarketReport:
+    """``sources_for`` + ``build_market_report`` + close: the one call behind ``equimind market``."""
+    src = sources_for(settings)
+    try:
+        return build_market_report(
+            settings, ticker, as_of, prices=src.prices, facts=src.facts, news=src.news, macro=src.macro,
+            filings=src.filings, profile=src.profile, lexicon=src.lexicon,
+            lookback_days=lookback_days, unavailable=src.unavailable, on_documents=on_documents)
+    finally:
+        src.close()

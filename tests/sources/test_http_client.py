@@ -1,0 +1,165 @@
+"""PoliteHttpClient against a real local HTTP server replaying recorded SEC responses, with injected faults."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import socket
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from market_replay import ReplayServer, SleepRecorder
+
+from equimind.errors import NotFoundError, ParseError, RateLimitedError, SourceError
+from equimind.sources.http import HttpPolicy, PoliteHttpClient, RateLimiter, UnreachableError, parse_retry_after
+
+TICKERS = "/files/company_tickers.json"
+
+
+@pytest.fixture()
+def server(corpus_dir: Path):  # type: ignore[no-untyped-def]
+    with ReplayServer(corpus_dir) as s:
+        yield s
+
+
+def _client(tmp_path: Path, sleep: SleepRecorder, *, retries: int = 3, timeout_s: float = 5.0,
+            max_rps: float = 100.0) -> PoliteHttpClient:
+    return PoliteHttpClient(source_name="sec_edgar", user_agent="Test Person test@example.com",
+                            cache_dir=tmp_path / "cache",
+                            policy=HttpPolicy(max_rps=max_rps, timeout_s=timeout_s, retries=retries), sleep=sleep)
+
+
+def _cache_files(tmp_path: Path) -> list[Path]:
+    root = tmp_path / "cache"
+    return sorted(p for p in root.rglob("*") if p.is_file()) if root.exists() else []
+
+
+def test_200_is_cached_and_second_call_makes_no_request(server: ReplayServer, tmp_path: Path,
+                                                        corpus_dir: Path) -> None:
+    client = _client(tmp_path, SleepRecorder())
+    first = client.get_json(server.url + TICKERS)
+    second = client.get_json(server.url + TICKERS)
+    assert first == second == json.loads((corpus_dir / "sec/company_tickers.json").read_bytes())
+    assert server.count(TICKERS) == 1
+    assert server.requests[0][2]["User-Agent"] == "Test Person test@example.com"
+    assert len(_cache_files(tmp_path)) == 1
+    client.get_json(server.url + TICKERS, max_age_s=0.0)  # expired -> fetched again
+    assert server.count(TICKERS) == 2
+
+
+def test_429_honours_retry_after_then_succeeds(server: ReplayServer, tmp_path: Path) -> None:
+    sleep = SleepRecorder()
+    server.fault(TICKERS, "429:3")
+    obj = _client(tmp_path, sleep).get_json(server.url + TICKERS)
+    assert obj["2"]["ticker"] == "NVDA"
+    assert sleep.waits == [3.0]
+    assert server.count(TICKERS) == 2
+
+
+def test_429_until_retries_run_out_raises_rate_limited(server: ReplayServer, tmp_path: Path) -> None:
+    sleep = SleepRecorder()
+    server.fault(TICKERS, "429:1", "429:1", "429:1")
+    with pytest.raises(RateLimitedError, match="429"):
+        _client(tmp_path, sleep, retries=2).get_json(server.url + TICKERS)
+    assert server.count(TICKERS) == 3
+    assert _cache_files(tmp_path) == []
+
+
+def test_500_then_success_uses_exponential_backoff(server: ReplayServer, tmp_path: Path) -> None:
+    sleep = SleepRecorder()
+    server.fault(TICKERS, "500", "503")
+    obj = _client(tmp_path, sleep).get_json(server.url + TICKERS)
+    assert obj["0"]["ticker"] == "MSFT"
+    assert sleep.waits == [0.5, 1.0]
+
+
+def test_403_is_not_retried_and_names_the_fix(server: ReplayServer, tmp_path: Path) -> None:
+    server.fault(TICKERS, "403")
+    with pytest.raises(SourceError, match="EQUIMIND_SEC_IDENTITY"):
+        _client(tmp_path, SleepRecorder()).get_json(server.url + TICKERS)
+    assert server.count(TICKERS) == 1
+    assert _cache_files(tmp_path) == []
+
+
+def test_404_raises_not_found(server: ReplayServer, tmp_path: Path) -> None:
+    with pytest.raises(NotFoundError, match="404"):
+        _client(tmp_path, SleepRecorder()).get_json(server.url + "/submissions/CIK0000000001.json")
+
+
+def test_timeout_then_success(server: ReplayServer, tmp_path: Path) -> None:
+    server.fault(TICKERS, "timeout:1.5")
+    obj = _client(tmp_path, SleepRecorder(), timeout_s=0.3).get_json(server.url + TICKERS)
+    assert obj["1"]["ticker"] == "AAPL"
+    assert server.count(TICKERS) == 2
+
+
+def test_timeouts_exhausted_raise_source_error_and_store_nothing(server: ReplayServer, tmp_path: Path) -> None:
+    server.fault(TICKERS, "timeout:1", "timeout:1")
+    with pytest.raises(SourceError, match="timeout"):
+        _client(tmp_path, SleepRecorder(), retries=1, timeout_s=0.2).get_json(server.url + TICKERS)
+    assert _cache_files(tmp_path) == []
+
+
+def test_truncated_body_is_retried_and_only_the_complete_body_is_cached(server: ReplayServer, tmp_path: Path,
+                                                                       corpus_dir: Path) -> None:
+    server.fault(TICKERS, "truncated", "badjson")
+    client = _client(tmp_path, SleepRecorder())
+    client.get_json(server.url + TICKERS)
+    files = _cache_files(tmp_path)
+    assert len(files) == 1
+    assert files[0].read_bytes() == (corpus_dir / "sec/company_tickers.json").read_bytes()
+    assert server.count(TICKERS) == 3
+
+
+def test_truncated_json_every_time_raises_parse_error_and_leaves_no_file(server: ReplayServer,
+                                                                         tmp_path: Path) -> None:
+    server.fault(TICKERS, "badjson", "badjson", "badjson")
+    with pytest.raises(ParseError, match="truncated"):
+        _client(tmp_path, SleepRecorder(), retries=2).get_json(server.url + TICKERS)
+    assert _cache_files(tmp_path) == []  # no entry and no leftover temp file
+
+
+def test_unreachable_host_fails_fast_with_named_error(tmp_path: Path) -> None:
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    sleep = SleepRecorder()
+    with pytest.raises(UnreachableError, match="--snapshot"):
+        _client(tmp_path, sleep, retries=4).get_bytes(f"http://127.0.0.1:{port}/x")
+    assert len(sleep.waits) == 1  # two attempts, not five
+
+
+def test_rate_limiter_spaces_request_starts() -> None:
+    now = [0.0]
+    waits: list[float] = []
+
+    def sleep(s: float) -> None:
+        waits.append(s)
+        now[0] += s
+
+    lim = RateLimiter(10.0, clock=lambda: now[0], sleep=sleep)
+    for _ in range(5):
+        lim.acquire()
+    assert waits == pytest.approx([0.1, 0.1, 0.1, 0.1])
+
+
+def test_rate_limit_holds_against_a_real_server(server: ReplayServer, tmp_path: Path) -> None:
+    client = PoliteHttpClient(source_name="sec_edgar", user_agent="T t@example.com", cache_dir=None,
+                              policy=HttpPolicy(max_rps=20.0))
+    t0 = time.monotonic()
+    for _ in range(9):
+        client.get_bytes(server.url + "/files/company_tickers.json")
+    elapsed = time.monotonic() - t0
+    starts = [t for t, p, _ in server.requests]
+    assert elapsed >= 8 / 20.0 - 0.01
+    assert min(b - a for a, b in itertools.pairwise(starts)) >= 0.05 - 0.01
+
+
+def test_parse_retry_after_accepts_seconds_and_http_dates() -> None:
+    now = datetime(2025, 6, 30, 12, 0, 0, tzinfo=UTC)
+    assert parse_retry_after("7") == 7.0
+    assert parse_retry_after("Mon, 30 Jun 2025 12:00:05 GMT", now=now) == pytest.approx(5.0)
+    assert parse_retry_after("garbage") is None
+    assert parse_retry_after(None) is None
