@@ -1,0 +1,105 @@
+"""Loughran-McDonald financial sentiment word lists: loader and tone counting.
+
+Loughran, T. and McDonald, B. (2011), "When Is a Liability Not a Liability? Textual Analysis, Dictionaries, and
+10-Ks", Journal of Finance 66(1). The lists are inflected forms (one upper-case word a line), so a token is looked up
+as is. Following the paper, a positive word preceded within three words by a negation (no, not, none, neither,
+never, nobody) counts as negative instead.
+
+The lists are read from a directory passed in (the recorded corpus keeps them at ``corpus/sentiment/LM_*.txt``);
+nothing is bundled with the package.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from equimind.errors import NotFoundError, ParseError
+
+__all__ = ["LMCategory", "Lexicon", "Tone", "load_lexicon", "tone"]
+
+_TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
+_NEGATIONS = frozenset({"NO", "NOT", "NONE", "NEITHER", "NEVER", "NOBODY"})
+_NEGATION_WINDOW = 3
+
+
+class LMCategory(StrEnum):
+    NEGATIVE = "negative"
+    POSITIVE = "positive"
+    UNCERTAINTY = "uncertainty"
+    LITIGIOUS = "litigious"
+    CONSTRAINING = "constraining"
+    MODAL = "modal"
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """Word sets per category, plus where they were read from (recorded in outputs for reproducibility)."""
+
+    words: dict[LMCategory, frozenset[str]]
+    source: str
+
+    def has(self, category: LMCategory, token: str) -> bool:
+        return token in self.words.get(category, frozenset())
+
+
+@dataclass(frozen=True)
+class Tone:
+    """Counts of LM words in a text. ``net`` = (positive - negative) / (positive + negative), 0 when neither."""
+
+    tokens: int
+    positive: int
+    negative: int
+    uncertainty: int
+    litigious: int
+    constraining: int
+
+    @property
+    def polar(self) -> int:
+        return self.positive + self.negative
+
+    @property
+    def net(self) -> float:
+        return (self.positive - self.negative) / self.polar if self.polar else 0.0
+
+
+def load_lexicon(directory: Path) -> Lexicon:
+    """Read ``LM_<category>.txt`` for every category from ``directory``. NEGATIVE and POSITIVE are required; the
+    others are optional (their sets are empty when the file is absent)."""
+    if not directory.is_dir():
+        raise NotFoundError(f"Loughran-McDonald word lists not found at {directory}; point EQUIMIND_SHARED at the "
+                            "shared/ folder (corpus/sentiment/LM_*.txt) or run without text tone signals")
+    words: dict[LMCategory, frozenset[str]] = {}
+    for cat in LMCategory:
+        path = directory / f"LM_{cat.value}.txt"
+        if not path.is_file():
+            if cat in (LMCategory.NEGATIVE, LMCategory.POSITIVE):
+                raise NotFoundError(f"{path} is missing; the LM negative and positive lists are required")
+            words[cat] = frozenset()
+            continue
+        entries = {line.strip().upper() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
+        bad = sorted(w for w in entries if not _TOKEN.fullmatch(w))
+        if bad:
+            raise ParseError(f"{path} has entries that are not single words (e.g. {bad[:3]}); expected one word a line")
+        words[cat] = frozenset(entries)
+    return Lexicon(words=words, source=str(directory))
+
+
+def tone(text: str, lexicon: Lexicon) -> Tone:
+    """Count LM words in ``text`` (negated positives count as negative)."""
+    tokens = [t.upper() for t in _TOKEN.findall(text)]
+    pos = neg = unc = lit = con = 0
+    for i, tok in enumerate(tokens):
+        if lexicon.has(LMCategory.POSITIVE, tok):
+            if _NEGATIONS.intersection(tokens[max(0, i - _NEGATION_WINDOW):i]):
+                neg += 1
+            else:
+                pos += 1
+        elif lexicon.has(LMCategory.NEGATIVE, tok):
+            neg += 1
+        unc += lexicon.has(LMCategory.UNCERTAINTY, tok)
+        lit += lexicon.has(LMCategory.LITIGIOUS, tok)
+        con += lexicon.has(LMCategory.CONSTRAINING, tok)
+    return Tone(tokens=len(tokens), positive=pos, negative=neg, uncertainty=unc, litigious=lit, constraining=con)
