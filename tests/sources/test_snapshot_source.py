@@ -1,0 +1,97 @@
+"""SnapshotFilingsSource: manifest rows → typed entries → Documents (source=sec_edgar, origin=snapshot)."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from equimind.errors import NotFoundError
+from equimind.ingest.pipeline import SourceFailure
+from equimind.models import Document, Origin, Source
+from equimind.sources.snapshot import SnapshotFilingsSource
+
+HTML = """<html><body>
+<div><span>FORM 10-K</span></div>
+<div><span>Item 1. Business</span></div><div><span>We make {what}.</span></div>
+<div><span>Item 1A. Risk Factors</span></div><div><span>Demand may fall.</span></div>
+</body></html>"""
+MANIFEST = (
+    "ticker,cik,company,form,filing_date,period_of_report,accession_number,primary_document,path\n"
+    "ACME,0000012345,Acme Corp,10-K,2025-02-26,2025-01-26,0000012345-25-000023,acme-20250126.htm,ACME/a.html\n"
+    "ACME,0000012345,Acme Corp,10-Q,2025-08-27,2025-07-27,,,ACME/q.html\n"
+    "BETA,0000067890,Beta Inc,10-K,2025-03-01,2024-12-31,,,BETA/missing.html\n"
+)
+
+
+@pytest.fixture()
+def corpus(tmp_path: Path) -> Path:
+    filings = tmp_path / "sec" / "filings"
+    (filings / "ACME").mkdir(parents=True)
+    (filings / "manifest.csv").write_text(MANIFEST)
+    (filings / "ACME" / "a.html").write_text(HTML.format(what="anvils"))
+    (filings / "ACME" / "q.html").write_text(HTML.format(what="rockets"))
+    return tmp_path
+
+
+def test_missing_corpus_dir_names_the_fix(tmp_path: Path) -> None:
+    with pytest.raises(NotFoundError, match="--snapshot"):
+        SnapshotFilingsSource(tmp_path / "nowhere")
+
+
+def test_list_entries_are_typed_and_filterable(corpus: Path) -> None:
+    source = SnapshotFilingsSource(corpus)
+    entries = source.list_entries()
+    assert [(e.ticker, e.form) for e in entries] == [("ACME", "10-K"), ("ACME", "10-Q"), ("BETA", "10-K")]
+    first = entries[0]
+    assert (first.cik, first.filed_at, first.period_end) == ("0000012345", date(2025, 2, 26), date(2025, 1, 26))
+    assert first.url == "https://www.sec.gov/Archives/edgar/data/12345/000001234525000023/acme-20250126.htm"
+    assert entries[1].url is None and entries[1].accession is None
+    assert [e.form for e in source.list_entries(tickers=["acme"], forms=["10-q"])] == ["10-Q"]
+    assert source.tickers() == ("ACME", "BETA")
+
+
+def test_unknown_ticker_or_form_names_what_is_available(corpus: Path) -> None:
+    source = SnapshotFilingsSource(corpus)
+    with pytest.raises(NotFoundError, match=r"ZZZ.*recorded tickers: ACME, BETA"):
+        source.list_entries(tickers=["ZZZ"])
+    with pytest.raises(NotFoundError, match="recorded forms: 10-K, 10-Q"):
+        list(source.documents(tickers=["ACME"], forms=["8-K"]))
+
+
+def test_load_builds_a_document_with_sections_and_provenance(corpus: Path) -> None:
+    source = SnapshotFilingsSource(corpus)
+    doc = source.load(source.list_entries(tickers=["ACME"], forms=["10-K"])[0])
+    assert isinstance(doc, Document)
+    assert (doc.source, doc.origin, doc.ticker, doc.form) == (Source.SEC_EDGAR, Origin.SNAPSHOT, "ACME", "10-K")
+    assert doc.source_key == "sec:0000012345:0000012345-25-000023"
+    assert doc.id == Document.make_id(doc.source_key, doc.text)
+    assert doc.meta_dict()["accession"] == "0000012345-25-000023"
+    assert doc.url and doc.url.endswith("/acme-20250126.htm")
+    assert [s.name for s in doc.sections] == ["Cover", "Item 1. Business", "Item 1A. Risk Factors"]
+    assert "We make anvils." in doc.text
+    again = source.load(source.list_entries(tickers=["ACME"], forms=["10-K"])[0])
+    assert again.id == doc.id, "ids are content hashes: a re-load is identical"
+
+
+def test_iter_results_reports_a_broken_entry_and_goes_on(corpus: Path) -> None:
+    results = list(SnapshotFilingsSource(corpus).iter_results())
+    assert [type(r).__name__ for r in results] == ["Document", "Document", "SourceFailure"]
+    failure = results[2]
+    assert isinstance(failure, SourceFailure) and "missing.html" in failure.error
+
+
+@pytest.mark.integration
+def test_recorded_corpus_filings_and_8ks(corpus_dir: Path) -> None:
+    source = SnapshotFilingsSource(corpus_dir)
+    entries = source.list_entries()
+    assert len(entries) == 12 and {e.form for e in entries} == {"10-K", "10-Q"}
+    assert {"NVDA", "AAPL", "WFC"} <= set(source.tickers())
+    eight_ks = list(source.eight_k_documents())
+    assert {d.ticker for d in eight_ks} == {"NVDA", "JPM"}
+    nvda = next(d for d in eight_ks if d.ticker == "NVDA")
+    assert (nvda.form, nvda.filed_at, nvda.cik) == ("8-K", date(2026, 3, 6), "0001045810")
+    assert nvda.url == "https://www.sec.gov/Archives/edgar/data/1045810/000104581026000024/nvda-20260302.htm"
+    assert any(s.name.startswith("Item 5.02") for s in nvda.sections)
+    assert "<XBRL>" not in nvda.text and "xbrli" not in nvda.text
