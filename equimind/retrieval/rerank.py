@@ -45,7 +45,7 @@ class CrossEncoderReranker:
                 self._model = CrossEncoder(
                     self.name, device=self.device, local_files_only=True, max_length=self.max_length
                 )
-            except Exception as exc:  # noqa: BLE001 - every loader failure means "unavailable", with the reason
+            except Exception as exc:
                 self._model = None
                 self._reason = self._explain(exc)
                 log.warning("reranker unavailable: %s", self._reason)

@@ -1,0 +1,1 @@
+"""EquiMind benchmarks: each module writes JSON with machine info to benchmarks/results/."""

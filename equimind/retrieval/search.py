@@ -1,0 +1,217 @@
+"""Hybrid search: filter -> dense + BM25 (filter inside both legs) -> Reciprocal Rank Fusion -> cross-encoder rerank.
+
+Modes: ``dense`` | ``bm25`` | ``hybrid`` (RRF of both legs) | ``hybrid+rerank`` (RRF, then the cross-encoder reorders
+the top ``rerank_top_n``). A reranker that is unavailable never invents scores: the RRF order is kept, every hit says
+``rerank_status = "unavailable (<reason>)"`` and the result's ``degraded`` list says so too.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from equimind.config import RETRIEVAL_MODES, Settings
+from equimind.errors import ConfigError
+from equimind.models import FilterSpec, SearchHit, SearchResult, StageScores
+from equimind.protocols import Embedder, Reranker
+from equimind.retrieval.dense import dense_search
+from equimind.retrieval.fusion import rrf_fuse
+from equimind.store.docstore import DocStore, Passage
+from equimind.store.local_indexes import LocalIndexes
+from equimind.store.sparse import BM25Index
+from equimind.store.vectors import ChromaVectorStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    chunk_id: str
+    scores: StageScores
+
+
+def filter_dict(flt: FilterSpec | None) -> dict[str, Any]:
+    """JSON-friendly view of a filter (what SearchResult.filters shows)."""
+    if flt is None or flt.is_empty():
+        return {}
+    out: dict[str, Any] = {}
+    for key in ("tickers", "forms", "doc_ids"):
+        if getattr(flt, key):
+            out[key] = list(getattr(flt, key))
+    if flt.sources:
+        out["sources"] = [s.value for s in flt.sources]
+    if flt.since:
+        out["since"] = flt.since.isoformat()
+    if flt.until:
+        out["until"] = flt.until.isoformat()
+    return out
+
+
+class _Timer:
+    def __init__(self) -> None:
+        self.ms: dict[str, float] = {}
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.ms[name] = round(self.ms.get(name, 0.0) + (time.perf_counter() - t0) * 1000.0, 3)
+
+
+class HybridSearcher:
+    """One ``search()`` over the docstore's indexed chunks; settings are checked here, at construction."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        docstore: DocStore,
+        vectors: ChromaVectorStore,
+        sparse: BM25Index | LocalIndexes,
+        embedder: Embedder,
+        reranker: Reranker | None,
+        exact_max_rows: int = 100_000,
+    ) -> None:
+        """``sparse``: the BM25 index handle bound to its directory (the searcher keeps it and the exact-search
+        matrix beside it in step with the docstore), or a ready ``LocalIndexes``."""
+        self.default_mode = self._check_mode(settings.retrieval_mode)
+        if exact_max_rows < 0:
+            raise ConfigError(f"exact_max_rows must be >= 0, got {exact_max_rows}")
+        if isinstance(sparse, BM25Index):
+            sparse = LocalIndexes(sparse.root or settings.bm25_path, docstore, vectors, embedder.dim, embedder.name)
+        if sparse.dim != embedder.dim:
+            raise ConfigError(f"local indexes are for {sparse.dim}-d vectors but embedder {embedder.name} makes "
+                              f"{embedder.dim}-d ones; build LocalIndexes with dim=embedder.dim")
+        self.settings = settings
+        self.docstore = docstore
+        self.vectors = vectors
+        self.indexes = sparse
+        self.embedder = embedder
+        self.reranker = reranker
+        self.exact_max_rows = exact_max_rows
+
+    @classmethod
+    def open(cls, settings: Settings, embedder: Embedder, reranker: Reranker | None) -> HybridSearcher:
+        """Open the stores under ``settings.home`` (Chroma server when EQUIMIND_CHROMA_URL is set)."""
+        settings.ensure_home()
+        docstore = DocStore(settings.docstore_path)
+        vectors = ChromaVectorStore.from_settings(settings)
+        return cls(settings, docstore, vectors, BM25Index(settings.bm25_path), embedder, reranker)
+
+    @staticmethod
+    def _check_mode(mode: str) -> str:
+        if mode not in RETRIEVAL_MODES:
+            raise ConfigError(f"unknown retrieval mode {mode!r}; valid modes: {', '.join(RETRIEVAL_MODES)}")
+        return mode
+
+    def search(self, query: str, flt: FilterSpec | None = None, mode: str | None = None,
+               top_k: int | None = None) -> SearchResult:
+        mode = self._check_mode(mode or self.default_mode)
+        top_k = self.settings.top_k if top_k is None else top_k
+        if top_k <= 0:
+            raise ConfigError(f"top_k must be a positive integer, got {top_k}")
+        if not query.strip():
+            raise ConfigError("the query is empty; pass a question or keywords")
+        timer = _Timer()
+        with timer.stage("index"):
+            pair, refreshed = self.indexes.current()
+        if refreshed and self.indexes.last_refresh_ms is not None:
+            log.info("search indexes refreshed in %.0f ms", self.indexes.last_refresh_ms)
+        dense: list[tuple[str, float]] = []
+        bm25: list[tuple[str, float]] = []
+        if mode != "bm25":
+            with timer.stage("embed"):
+                qvec = self.embedder.embed_query(query)
+            with timer.stage("dense"):
+                dense = dense_search(qvec, self.settings.dense_top_k, flt, pair.dense, self.vectors,
+                                     self.exact_max_rows).hits
+        if mode != "dense":
+            with timer.stage("bm25"):
+                bm25 = pair.bm25.search(query, self.settings.bm25_top_k, flt)
+        with timer.stage("fusion"):
+            candidates = self._fuse(mode, dense, bm25)
+        with timer.stage("hydrate"):
+            need = max(top_k, self.settings.rerank_top_n) if mode == "hybrid+rerank" else top_k
+            candidates, passages = self._hydrate(candidates, need)
+        degraded: list[str] = []
+        if mode == "hybrid+rerank":
+            with timer.stage("rerank"):
+                candidates = self._rerank(query, candidates, passages, degraded)
+        hits = [_hit(rank, passages[c.chunk_id], c.scores) for rank, c in enumerate(candidates[:top_k], 1)]
+        return SearchResult(query=query, mode=mode, filters=filter_dict(flt), hits=hits, degraded=degraded,
+                            timings_ms=timer.ms)
+
+    # ------------------------------------------------------------------ stages
+    def _fuse(self, mode: str, dense: list[tuple[str, float]], bm25: list[tuple[str, float]]) -> list[_Candidate]:
+        if mode == "dense":
+            return [_Candidate(cid, StageScores(dense_rank=r, dense_score=s)) for r, (cid, s) in enumerate(dense, 1)]
+        if mode == "bm25":
+            return [_Candidate(cid, StageScores(bm25_rank=r, bm25_score=s)) for r, (cid, s) in enumerate(bm25, 1)]
+        dense_score, bm25_score = dict(dense), dict(bm25)
+        fused = rrf_fuse([[c for c, _ in dense], [c for c, _ in bm25]], k=self.settings.rrf_k)
+        return [
+            _Candidate(f.id, StageScores(dense_rank=f.ranks[0], dense_score=dense_score.get(f.id),
+                                         bm25_rank=f.ranks[1], bm25_score=bm25_score.get(f.id), rrf_score=f.score))
+            for f in fused
+        ]
+
+    def _hydrate(self, candidates: list[_Candidate], need: int) -> tuple[list[_Candidate], dict[str, Passage]]:
+        """Read the first ``need`` candidates whose document is indexed *now* (defence in depth against a status
+        change after the indexes were checked), all from one docstore snapshot."""
+        kept: list[_Candidate] = []
+        passages: dict[str, Passage] = {}
+        pos = 0
+        while len(kept) < need and pos < len(candidates):
+            batch = candidates[pos : pos + need - len(kept)]
+            pos += len(batch)
+            got = self.docstore.passages([c.chunk_id for c in batch], only_indexed=True)
+            passages.update(got)
+            kept.extend(c for c in batch if c.chunk_id in got)
+        return kept, passages
+
+    def _rerank(self, query: str, candidates: list[_Candidate], passages: dict[str, Passage],
+                degraded: list[str]) -> list[_Candidate]:
+        head, tail = candidates[: self.settings.rerank_top_n], candidates[self.settings.rerank_top_n :]
+        reason = self._rerank_unavailable()
+        scores: list[float] = []
+        if reason is None and self.reranker is not None:
+            try:
+                scores = self.reranker.score(query, [passages[c.chunk_id].chunk.text for c in head])
+                if len(scores) != len(head):
+                    raise ValueError(f"returned {len(scores)} scores for {len(head)} passages")
+            except Exception as exc:
+                reason = f"failed: {type(exc).__name__}: {exc}"
+                log.warning("reranker %s failed: %s", self.reranker.name, exc)
+        if reason is not None:
+            status = f"unavailable ({reason})"
+            degraded.append(f"rerank: {status}")
+            return [_Candidate(c.chunk_id, c.scores.model_copy(update={"rerank_status": status})) for c in candidates]
+        name = self.reranker.name if self.reranker is not None else "reranker"
+        scored = [
+            _Candidate(c.chunk_id, c.scores.model_copy(update={"rerank_score": s, "rerank_status": f"ok ({name})"}))
+            for c, s in zip(head, scores, strict=True)
+        ]
+        order = sorted(range(len(scored)), key=lambda i: (-scores[i], i))
+        rest = [_Candidate(c.chunk_id, c.scores.model_copy(update={"rerank_status": "not reranked (below top_n)"}))
+                for c in tail]
+        return [scored[i] for i in order] + rest
+
+    def _rerank_unavailable(self) -> str | None:
+        if self.reranker is None:
+            return "no reranker configured"
+        if not self.reranker.available:
+            return self.reranker.unavailable_reason or f"{self.reranker.name} not available"
+        return None
+
+
+def _hit(rank: int, p: Passage, scores: StageScores) -> SearchHit:
+    ch = p.chunk
+    return SearchHit(rank=rank, chunk_id=ch.id, text=ch.text, start=ch.start, end=ch.end, parent_id=ch.parent_id,
+                     parent_text=p.parent_text, parent_start=ch.parent_start, parent_end=ch.parent_end,
+                     section=ch.section, page_start=ch.page_start, page_end=ch.page_end, document=p.document,
+                     scores=scores)

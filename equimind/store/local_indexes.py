@@ -1,0 +1,125 @@
+"""The two derived, on-disk search indexes — BM25 and the exact-search vector matrix — kept in step with the docstore.
+
+Layout under ``root`` (``EQUIMIND_HOME/bm25``): the BM25 index itself (``CURRENT`` + ``v-*``; the same directory the
+ingest pipeline's ``BM25Index(root)`` saves to) and the matrix in ``root/dense``. Each records the *fingerprint* of
+the chunk-id set it was built from.
+
+``current()`` is called on every search. Fast path: the docstore's ``index_stamp()`` (one tiny SELECT) equals the
+stamp of the indexes in memory. Otherwise it reads the indexed chunk ids' fingerprint (ids only), reuses whatever
+saved index matches it (built by the ingest pipeline or another process), and rebuilds and saves (atomic swap) only
+what does not — from one consistent snapshot of the indexed chunks and their vectors read back from the vector store.
+So a search never sees chunks of a document that was not indexed in the snapshot the indexes were built from.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from equimind.models import Chunk
+from equimind.store.docstore import DocStore
+from equimind.store.indexfiles import IndexFormatError, fingerprint
+from equimind.store.matrix import ExactVectorIndex, sort_key
+from equimind.store.sparse import BM25Index
+from equimind.store.vectors import ChromaVectorStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class IndexPair:
+    bm25: BM25Index
+    dense: ExactVectorIndex
+    stamp: str
+
+
+class LocalIndexes:
+    """BM25 (``root``) and exact matrix (``root/dense``) for the docstore's indexed chunks."""
+
+    def __init__(self, root: Path | str, docstore: DocStore, vectors: ChromaVectorStore, dim: int,
+                 embedder: str | None = None, mmap: bool = True) -> None:
+        self.root = Path(root)
+        self.docstore = docstore
+        self.vectors = vectors
+        self.dim = dim
+        self.embedder = embedder
+        self.mmap = mmap
+        self._pair: IndexPair | None = None
+        self._lock = threading.Lock()
+        self.last_refresh_ms: float | None = None
+
+    def current(self) -> tuple[IndexPair, bool]:
+        """The indexes matching the docstore now, and whether they had to be (re)loaded or rebuilt for this call."""
+        stamp = self.docstore.index_stamp()
+        pair = self._pair
+        if pair is not None and pair.stamp == stamp:
+            return pair, False
+        with self._lock:
+            pair = self._pair
+            if pair is not None and pair.stamp == stamp:
+                return pair, False
+            t0 = time.perf_counter()
+            self._pair = pair = self._refresh()
+            self.last_refresh_ms = (time.perf_counter() - t0) * 1000.0
+            return pair, True
+
+    def rebuild(self) -> IndexPair:
+        """Rebuild both indexes from the docstore now, whatever is on disk."""
+        with self._lock:
+            stamp, chunks = self._snapshot()
+            self._pair = IndexPair(self._build_bm25(chunks), self._build_dense(chunks), stamp)
+            return self._pair
+
+    def _refresh(self) -> IndexPair:
+        stamp, fp = self.docstore.indexed_fingerprint()
+        bm25, dense = self._load_bm25(fp), self._load_dense(fp)
+        if bm25 is not None and dense is not None:
+            return IndexPair(bm25, dense, stamp)
+        stamp, chunks = self._snapshot()  # may be newer than the fingerprint read: rebuild what does not match it
+        fp = fingerprint(c.id for c in chunks)
+        bm25 = bm25 if bm25 is not None and bm25.fingerprint == fp else self._build_bm25(chunks)
+        dense = dense if dense is not None and dense.fingerprint == fp else self._build_dense(chunks)
+        return IndexPair(bm25, dense, stamp)
+
+    def _snapshot(self) -> tuple[str, list[Chunk]]:
+        stamp, chunks = self.docstore.indexed_snapshot()
+        chunks.sort(key=sort_key)  # ticker/date filters then select contiguous rows of the matrix
+        return stamp, chunks
+
+    def _load_bm25(self, fp: str) -> BM25Index | None:
+        try:
+            bm25 = BM25Index.load(self.root, mmap=self.mmap)
+        except IndexFormatError as exc:
+            log.info("BM25 index not loadable (%s); it will be rebuilt", exc)
+            return None
+        return bm25 if bm25.fingerprint == fp else None
+
+    def _load_dense(self, fp: str) -> ExactVectorIndex | None:
+        try:
+            dense = ExactVectorIndex.load(self.root / "dense", mmap=self.mmap)
+        except IndexFormatError as exc:
+            log.info("vector matrix not loadable (%s); it will be rebuilt", exc)
+            return None
+        ok = dense.fingerprint == fp and dense.dim == self.dim and dense.embedder == self.embedder
+        return dense if ok else None
+
+    def _build_bm25(self, chunks: list[Chunk]) -> BM25Index:
+        t0 = time.perf_counter()
+        bm25 = BM25Index(self.root).build(chunks)
+        bm25.save()
+        log.info("rebuilt BM25 over %d chunks in %.1f s", len(chunks), time.perf_counter() - t0)
+        return bm25
+
+    def _build_dense(self, chunks: list[Chunk]) -> ExactVectorIndex:
+        t0 = time.perf_counter()
+        vecs = self.vectors.get_vectors([c.id for c in chunks])
+        dense = ExactVectorIndex.build(chunks, vecs, self.dim, self.embedder)
+        dense.save(self.root / "dense")
+        if self.mmap:  # serve from the saved, memory-mapped file (shared page cache, small resident memory)
+            mapped = ExactVectorIndex.load(self.root / "dense", mmap=True)
+            dense = mapped if mapped.fingerprint == dense.fingerprint else dense  # another process swapped in between
+        log.info("rebuilt vector matrix over %d chunks in %.1f s", len(chunks), time.perf_counter() - t0)
+        return dense
