@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 RetrievalMode = Literal["dense", "bm25", "hybrid", "hybrid+rerank"]
@@ -70,6 +70,20 @@ class Settings(BaseSettings):
     context_token_budget: int = 6000
     decay_per_day: float = 0.05
 
+    # Provider API keys: read from the providers' standard variables (or EQUIMIND_-prefixed ones); never printed.
+    openai_api_key: SecretStr | None = Field(default=None, validation_alias=AliasChoices(
+        "EQUIMIND_OPENAI_API_KEY", "OPENAI_API_KEY"))
+    anthropic_api_key: SecretStr | None = Field(default=None, validation_alias=AliasChoices(
+        "EQUIMIND_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"))
+    gemini_api_key: SecretStr | None = Field(default=None, validation_alias=AliasChoices(
+        "EQUIMIND_GEMINI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"))
+    deepseek_api_key: SecretStr | None = Field(default=None, validation_alias=AliasChoices(
+        "EQUIMIND_DEEPSEEK_API_KEY", "DEEPSEEK_API_KEY"))
+    openrouter_api_key: SecretStr | None = Field(default=None, validation_alias=AliasChoices(
+        "EQUIMIND_OPENROUTER_API_KEY", "OPENROUTER_API_KEY"))
+    ollama_api_key: SecretStr | None = Field(default=None, validation_alias=AliasChoices(
+        "EQUIMIND_OLLAMA_API_KEY", "OLLAMA_API_KEY"))
+
     # Audit / gate
     audit_key: str | None = None
     gate_policy: Path | None = None
@@ -89,6 +103,13 @@ class Settings(BaseSettings):
             raise ValueError("max_iterations must be between 1 and 3")
         return v
 
+    @field_validator("debate_rounds")
+    @classmethod
+    def _rounds(cls, v: int) -> int:
+        if not 0 <= v <= 5:
+            raise ValueError("debate_rounds must be between 0 and 5")
+        return v
+
     @model_validator(mode="after")
     def _parent_holds_child(self) -> Settings:
         if self.parent_tokens < self.child_tokens:
@@ -99,6 +120,13 @@ class Settings(BaseSettings):
         return self
 
     # Derived paths (never stored separately, so they cannot drift from `home`).
+    def api_key_env(self) -> dict[str, str]:
+        """Provider keys under their standard variable names (what agents.providers.resolve_api_key reads)."""
+        pairs = {"OPENAI_API_KEY": self.openai_api_key, "ANTHROPIC_API_KEY": self.anthropic_api_key,
+                 "GEMINI_API_KEY": self.gemini_api_key, "DEEPSEEK_API_KEY": self.deepseek_api_key,
+                 "OPENROUTER_API_KEY": self.openrouter_api_key, "OLLAMA_API_KEY": self.ollama_api_key}
+        return {k: v.get_secret_value() for k, v in pairs.items() if v is not None}
+
     @property
     def docstore_path(self) -> Path:
         return self.home / "docstore.sqlite"

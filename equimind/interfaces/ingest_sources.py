@@ -85,11 +85,20 @@ def _live(settings: Settings, tickers: tuple[str, ...], forms: tuple[str, ...], 
 
 
 def _market_documents(settings: Settings, tickers: tuple[str, ...]) -> Iterator[Item]:
-    """Prices and fundamentals as dated documents (each failure reported, never replaced by a placeholder)."""
-    from equimind.market import market_documents
+    """Prices, fundamentals (and news, live) as documents dated by their own data; a failure is reported for that
+    ticker, never replaced by a placeholder."""
+    from datetime import date
+
+    from equimind.market import market_report
 
     for ticker in tickers:
-        yield from _guard(market_documents(settings, ticker))
+        docs: list[Document] = []
+        try:
+            market_report(settings, ticker, date.today(), on_documents=docs.extend)
+        except EquiMindError as exc:
+            yield SourceFailure(source=f"market data for {ticker}", error=str(exc))
+            continue
+        yield from docs
 
 
 def _guard(items: Iterator[Item]) -> Iterator[Item]:

@@ -130,8 +130,11 @@ def test_rounds_add_rebuttals_but_not_weight(corpus, rounds: int) -> None:  # ty
 
 
 def test_rounds_are_validated(corpus) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(ConfigError, match="debate_rounds"):
+    # Settings rejects it at construction; the engine re-checks for settings built without validation.
+    with pytest.raises(ValueError, match="debate_rounds"):
         engine(corpus, rounds=9)
+    with pytest.raises(ConfigError, match="debate_rounds"):
+        DebateEngine(Settings.model_construct(debate_rounds=9), None, corpus.lookup)
 
 
 def test_from_settings_offline_with_and_without_lexicon(corpus, tmp_path) -> None:  # type: ignore[no-untyped-def]
