@@ -78,12 +78,17 @@ def split_csv(value: str | None) -> tuple[str, ...]:
 
 @app.callback()
 def _main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log to stderr.")] = False) -> None:
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, stream=sys.stderr,
-                        format="%(levelname)s %(name)s: %(message)s")
+    level = logging.INFO if verbose else logging.WARNING
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(level)  # libraries that force their own logger to DEBUG (bm25s) stay quiet
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(level)
 
 
 def _register() -> None:
-    from equimind.interfaces import cli_commands  # noqa: F401  (registers commands on `app`)
+    from equimind.interfaces import cli_commands, cli_research  # noqa: F401  (register commands on `app`)
 
 
 def main() -> None:

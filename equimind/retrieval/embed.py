@@ -81,6 +81,9 @@ class SentenceTransformerEmbedder:
             raise ConfigError(
                 "sentence-transformers is not installed; run `pip install -e .` in the repository"
             ) from exc
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # no "Loading weights" bar in CLI output
         if self.num_threads is not None:
             import torch
 

@@ -48,7 +48,7 @@ class CrossEncoderReranker:
             except Exception as exc:
                 self._model = None
                 self._reason = self._explain(exc)
-                log.warning("reranker unavailable: %s", self._reason)
+                log.info("reranker unavailable: %s", self._reason)
 
     def _explain(self, exc: Exception) -> str:
         if isinstance(exc, ImportError):

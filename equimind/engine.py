@@ -1,0 +1,158 @@
+"""The orchestrator: one object behind the CLI, the REST API and the MCP server.
+
+``research`` runs the DB-first agentic loop (search the store → critic → on-demand fetch + query rewrite, at most
+``settings.max_iterations`` rounds) → context compression → Bull/Bear/Judge debate → cited Recommendation.
+The other methods are the read paths the interfaces expose (search, passage, citation check, market, memory, health).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field
+
+from equimind.config import Settings
+from equimind.errors import ConfigError, EquiMindError, NotFoundError
+from equimind.models import DocumentRef, FilterSpec, Recommendation, SearchResult
+
+if TYPE_CHECKING:
+    from equimind.citations import CitationCheck
+    from equimind.market import MarketReport
+    from equimind.memory import MemorySnapshot
+    from equimind.services import Services
+
+log = logging.getLogger(__name__)
+
+
+class ResearchEvent(BaseModel):
+    """One progress event of a research run (streamed by the API as Server-Sent Events)."""
+
+    stage: str  # "search" | "critic" | "fetch" | "rewrite" | "compress" | "debate" | "done"
+    iteration: int | None = None
+    message: str
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+EventSink = Callable[[ResearchEvent], None]
+
+
+class Passage(BaseModel):
+    """A cited span with its surrounding context (what the dashboard highlights)."""
+
+    doc_id: str
+    start: int
+    end: int
+    text: str
+    before: str
+    after: str
+    section: str | None
+    pages: tuple[int, int] | None
+    document: DocumentRef
+    doc_sha256: str
+
+
+class Health(BaseModel):
+    status: str
+    mode: str  # "snapshot" | "live"
+    snapshot: str | None
+    store: dict[str, int]
+    embedder: dict[str, Any]
+    reranker: dict[str, Any]
+    provider: str
+    degraded: list[str] = Field(default_factory=list)
+
+
+def doc_ref(doc: Any) -> DocumentRef:
+    return DocumentRef(doc_id=doc.id, ticker=doc.ticker, company=doc.company, form=doc.form, filed_at=doc.filed_at,
+                       period_end=doc.period_end, source=doc.source, origin=doc.origin, title=doc.title, url=doc.url)
+
+
+class EquiMindEngine:
+    """Wires retrieval, critic, fetch, compression, memory and the debate behind one call."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self.settings: Settings = services.settings
+
+    # --- read paths ---------------------------------------------------------------------------------------------
+    def search(self, query: str, flt: FilterSpec | None = None, mode: str | None = None,
+               top_k: int | None = None) -> SearchResult:
+        if not query.strip():
+            raise ConfigError("the query is empty; give some words to search for")
+        return self.services.searcher().search(query, flt, mode=mode, top_k=top_k)
+
+    def passage(self, doc_id: str, start: int, end: int, context: int = 400) -> Passage:
+        doc = self.services.docstore.get_document(doc_id)
+        n = len(doc.text)
+        if not (0 <= start < end <= n):
+            raise ConfigError(f"span [{start}, {end}) is outside document {doc_id[:12]} (length {n}); "
+                              "use 0 <= start < end <= length")
+        return Passage(doc_id=doc_id, start=start, end=end, text=doc.text[start:end],
+                       before=doc.text[max(0, start - context):start], after=doc.text[end:end + context],
+                       section=doc.section_at(start), pages=doc.pages_for(start, end), document=doc_ref(doc),
+                       doc_sha256=doc.sha256)
+
+    def verify_citation(self, doc_id: str, quote: str) -> CitationCheck:
+        from equimind.citations import verify_citation
+
+        if not quote.strip():
+            raise ConfigError("the quote is empty; pass the exact text to verify")
+        return verify_citation(self.services.docstore, doc_id, quote)
+
+    def market(self, ticker: str, as_of: date | None = None) -> MarketReport:
+        from equimind.market import market_report
+
+        return market_report(self.settings, ticker.upper(), as_of or date.today())
+
+    def memory(self, ticker: str, as_of: date | None = None) -> MemorySnapshot:
+        from equimind.memory import MemoryStore
+
+        return MemoryStore.from_settings(self.settings).snapshot(ticker.upper(), as_of=as_of)
+
+    def health(self) -> Health:
+        s = self.services
+        rer = s.reranker
+        degraded = [] if rer.available else [f"rerank: unavailable ({rer.unavailable_reason})"]
+        if self.settings.snapshot is None and not self.settings.sec_identity:
+            degraded.append("sec_edgar: live calls refused (EQUIMIND_SEC_IDENTITY is not set)")
+        return Health(status="ok", mode="snapshot" if self.settings.snapshot else "live",
+                      snapshot=str(self.settings.snapshot) if self.settings.snapshot else None,
+                      store=s.docstore.counts(), embedder={"name": s.embedder.name, "dim": s.embedder.dim},
+                      reranker={"name": rer.name, "available": rer.available, "reason": rer.unavailable_reason},
+                      provider=self.settings.provider, degraded=degraded)
+
+    def known_ticker(self, ticker: str) -> str:
+        """Normalise a ticker and check it exists: stored, or in the SEC ticker map (the recorded one in snapshot
+        mode). In live mode, an unreachable SEC leaves the check to the fetch step, which reports the failure."""
+        t = ticker.strip().upper()
+        if not t or len(t) > 10 or not t.replace(".", "").replace("-", "").isalnum():
+            raise ConfigError(f"ticker {ticker!r} is not valid; use a symbol like NVDA")
+        if t in self.services.docstore.known_tickers(only_indexed=False):
+            return t
+        try:
+            self._resolver().resolve(t)
+        except NotFoundError as exc:
+            raise NotFoundError(f"unknown ticker {t}: not in the store nor in the SEC ticker map ({exc}); "
+                                "check the symbol") from exc
+        except EquiMindError as exc:
+            log.warning("could not check ticker %s against the SEC map: %s", t, exc)
+        return t
+
+    def _resolver(self) -> Any:
+        if self.settings.snapshot is not None:
+            from equimind.sources.market_snapshot import SnapshotSec
+
+            return SnapshotSec(self.settings.snapshot)
+        from equimind.sources.sec_edgar import SecEdgarClient
+
+        return SecEdgarClient(self.settings)
+
+    # --- research ----------------------------------------------------------------------------------------------
+    def research(self, ticker: str, question: str, as_of: date | None = None, *,
+                 on_event: EventSink | None = None) -> Recommendation:
+        from equimind.research import ResearchRun
+
+        return ResearchRun(self, self.known_ticker(ticker), question, as_of or date.today(), on_event).run()

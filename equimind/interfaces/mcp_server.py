@@ -1,0 +1,151 @@
+"""MCP server (stdio, official ``mcp`` SDK ``MCPServer``): EquiMind's read tools and the research run.
+
+Tools: ``search_filings``, ``get_passage``, ``verify_citation``, ``market_snapshot``, ``research`` — thin adapters
+over ``EquiMindEngine``. Every ``tools/call`` goes through the default-deny gate (``equimind.gate``) with the exact
+arguments the client sent, BEFORE the SDK parses them: an unknown tool, an extra, missing or ill-typed argument is
+denied, and every call (allowed or denied) is in the audit log before anything runs. If the audit write fails, the
+tool does not run. Without ``EQUIMIND_AUDIT_KEY`` the server refuses to start.
+
+Run it with ``equimind mcp`` or ``python -m equimind.interfaces.mcp_server`` (settings from ``EQUIMIND_*``).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable
+from datetime import date
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from equimind import __version__
+from equimind.audit import AuditError
+from equimind.config import Settings
+from equimind.engine import EquiMindEngine, Passage
+from equimind.errors import ConfigError, EquiMindError
+from equimind.gate import Gate, ToolDenied, build_gate
+from equimind.interfaces.api_models import CitationCheckOut
+from equimind.market import MarketReport
+from equimind.models import FilterSpec, Recommendation, SearchResult
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver.context import Context
+
+    from equimind.services import Services
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+TOOLS = ("search_filings", "get_passage", "verify_citation", "market_snapshot", "research")
+INSTRUCTIONS = (
+    "EquiMind: evidence-first equity research over stored SEC filings and market data. search_filings finds "
+    "passages (each hit carries document.doc_id and a [start, end) span); get_passage returns a span with its "
+    "document; verify_citation checks a quote against the canonical text; market_snapshot gives prices, indicators "
+    "and fundamentals as of a date; research runs the full debate and returns a cited recommendation. Every call "
+    "is checked against a default-deny policy and recorded in a tamper-evident audit log."
+)
+
+
+class GatedMCPServer(MCPServer[Any]):
+    """An ``MCPServer`` whose every tool call is checked and audited by ``gate`` on the raw client arguments."""
+
+    def __init__(self, gate: Gate, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.gate = gate
+
+    async def call_tool(self, name: str, arguments: dict[str, Any],
+                        context: Context[Any, Any] | None = None) -> Any:
+        parent = super().call_tool
+
+        async def run(**checked: Any) -> Any:
+            return await parent(name, checked, context)
+
+        try:
+            return await self.gate.acall(name, arguments, run)
+        except ToolDenied as exc:
+            raise ToolError(f"{exc} (audit record {exc.audit_seq})") from exc
+        except AuditError as exc:  # already logged by the gate
+            raise ToolError(f"refused: the call could not be audited, so it was not run ({exc})") from exc
+
+
+def _tool(fn: Callable[[], T]) -> T:
+    """Run an engine call; EquiMind errors reach the client as their own message (they name the fix)."""
+    try:
+        return fn()
+    except EquiMindError as exc:
+        raise ToolError(f"{type(exc).__name__}: {exc}") from exc
+
+
+def build_server(engine: EquiMindEngine, gate: Gate) -> GatedMCPServer:
+    """The MCP server with the five EquiMind tools registered (argument limits live in the gate policy)."""
+    server = GatedMCPServer(gate, name="equimind", instructions=INSTRUCTIONS, version=__version__,
+                            log_level="WARNING")
+
+    @server.tool()
+    def search_filings(query: str, ticker: str | None = None, since: date | None = None, until: date | None = None,
+                       form: str | None = None, k: int | None = None) -> SearchResult:
+        """Hybrid search (dense + BM25, fused, reranked) over stored filings; optional ticker, filing-date range
+        (since/until, YYYY-MM-DD, inclusive), form (e.g. 10-K) and number of passages k (1-50)."""
+        flt = FilterSpec(tickers=(ticker,) if ticker else (), since=since, until=until,
+                         forms=(form.upper(),) if form else ())
+        return _tool(lambda: engine.search(query, flt, top_k=k))
+
+    @server.tool()
+    def get_passage(doc_id: str, start: int, end: int) -> Passage:
+        """The span [start, end) of a stored document's canonical text, with context and document metadata."""
+        return _tool(lambda: engine.passage(doc_id, start, end))
+
+    @server.tool()
+    def verify_citation(doc_id: str, quote: str) -> CitationCheckOut:
+        """Find a quote in a document (exact, then whitespace/case-normalised; else the closest passage). No LLM."""
+        return _tool(lambda: CitationCheckOut.of(engine.verify_citation(doc_id, quote)))
+
+    @server.tool()
+    def market_snapshot(ticker: str, as_of: date | None = None) -> MarketReport:
+        """Last close, technical indicators, fundamentals, sentiment and macro for a ticker as of a date."""
+        return _tool(lambda: engine.market(engine.known_ticker(ticker), as_of))
+
+    @server.tool()
+    def research(ticker: str, question: str, as_of: date | None = None) -> Recommendation:
+        """Full research run: agentic retrieval, Bull/Bear debate and Judge; a rating with cited claims."""
+        return _tool(lambda: engine.research(ticker, question, as_of))
+
+    del search_filings, get_passage, verify_citation, market_snapshot, research  # registered on the server
+    return server
+
+
+def prepare(settings: Settings, services: Services | None = None) -> GatedMCPServer:
+    """Build the gate first (ConfigError: no audit key, unusable policy), then the stores and the server."""
+    gate = build_gate(settings)
+    if gate.policy.error is not None:
+        raise ConfigError(f"the tool policy could not be loaded ({gate.policy.error}); fix or unset "
+                          "EQUIMIND_GATE_POLICY")
+    if services is None:
+        from equimind.services import open_services
+
+        services = open_services(settings)
+    return build_server(EquiMindEngine(services), gate)
+
+
+def run_stdio(settings: Settings, services: Services | None = None) -> None:
+    """Serve MCP over stdin/stdout until the client disconnects. Raises ConfigError (e.g. no EQUIMIND_AUDIT_KEY)
+    before serving anything."""
+    server = prepare(settings, services)
+    log.info("EquiMind MCP server on stdio; tools: %s; audit log %s", ", ".join(TOOLS), settings.audit_path)
+    server.run("stdio")
+
+
+def main() -> None:
+    """``python -m equimind.interfaces.mcp_server``: settings from the environment (EQUIMIND_*)."""
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        run_stdio(Settings())
+    except EquiMindError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        raise SystemExit(2) from exc
+
+
+if __name__ == "__main__":
+    main()
