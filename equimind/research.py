@@ -99,6 +99,7 @@ class ResearchRun:
             model = self._llm_model()
             critic, rewriter = RAGCriticAgent(model), QueryRewriter(model)
             converged, verdict = self._loop(critic, rewriter, sources)
+            self._ensure_figures(sources)
             evidence = self._final_evidence(rewriter)
         finally:
             sources.close()
@@ -152,6 +153,17 @@ class ResearchRun:
 
     def _base_filter(self) -> FilterSpec:
         return as_of_filter(FilterSpec(tickers=(self.ticker,)), self.as_of)
+
+    def _ensure_figures(self, sources: MarketSources) -> None:
+        """The debate argues from figures too: when the loop converged on stored text alone and no figures exist
+        for this as-of date yet, compute them now (logged on the last iteration like any other fetch)."""
+        if self.state.report is not None or not self.state.logs:
+            return
+        from equimind.research_fetch import Fetcher
+
+        record = Fetcher(self, sources).fetch("prices", "figures for the debate: none computed for this as-of yet")
+        self.state.logs[-1].fetched.append(record)
+        self.emit("fetch", f"prices: {record['outcome']}", self.state.logs[-1].iteration, **record)
 
     def _final_evidence(self, rewriter: Any) -> list[EvidenceNode]:
         """What the debate reads: one fixed retrieval over every aspect (the question plus multi-perspective

@@ -1,0 +1,56 @@
+"""Issue must-show: `equimind research NVDA "Should I invest in NVIDIA?" --snapshot ... --as-of 2025-09-30 --json`
+with the real embedder: a rating, >= 3 bull and >= 3 bear claims, every citation verifying, every figure with
+provenance, and the same JSON (timings and the agentic log aside) when run twice."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from equimind.interfaces.cli import _register, app
+
+_register()
+runner = CliRunner()
+
+pytestmark = [pytest.mark.slow, pytest.mark.integration]
+
+
+def _research(home: Path, corpus: Path) -> dict:  # type: ignore[type-arg]
+    res = runner.invoke(app, ["research", "NVDA", "Should I invest in NVIDIA?", "--snapshot", str(corpus),
+                              "--as-of", "2025-09-30", "--json", "--home", str(home)])
+    assert res.exit_code == 0, res.stderr
+    return json.loads(res.stdout)  # type: ignore[no-any-return]
+
+
+def test_research_must_show(tmp_path: Path, corpus_dir: Path) -> None:
+    home = tmp_path / "h"
+    first = _research(home, corpus_dir)
+    assert first["rating"] in {"STRONG_BUY", "BUY", "HOLD", "SELL", "STRONG_SELL"}
+    assert 0.0 <= first["conviction"] <= 1.0 and not first["refused"]
+    assert len(first["bull_case"]) >= 3 and len(first["bear_case"]) >= 3
+    figure_ids = {f["id"] for f in first["figures"]}
+    for f in first["figures"]:
+        assert f["formula"] and f["provenance"], f["id"]
+    n_citations = 0
+    for claim in first["bull_case"] + first["bear_case"]:
+        assert claim["citations"] or claim["figure_ids"], claim["text"]
+        assert set(claim["figure_ids"]) <= figure_ids
+        for c in claim["citations"]:
+            res = runner.invoke(app, ["verify-citation", c["doc_id"], c["quote"], "--json", "--home", str(home)])
+            check = json.loads(res.stdout)
+            assert res.exit_code == 0 and check["verified"], c
+            assert (check["start"], check["end"]) == (c["start"], c["end"])
+            n_citations += 1
+    assert n_citations >= 3
+    assert {d["capability"] for d in first["degraded"]} >= {"rerank", "news", "macro"}
+
+    second = _research(home, corpus_dir)
+    assert second["agentic_rag"]["iterations"] <= 3
+    assert not [f for it in second["agentic_rag"]["log"] for f in it["fetched"] if "ingested" in f["outcome"]]
+    for r in (first, second):
+        r.pop("timings_ms")
+        r.pop("agentic_rag")
+    assert first == second
