@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from equimind.config import Settings
 from equimind.interfaces.cli import (
     HomeOpt,
     JsonOpt,
@@ -18,10 +19,13 @@ from equimind.interfaces.cli import (
     run_guarded,
 )
 
+if TYPE_CHECKING:
+    from equimind.engine import EquiMindEngine
+
 AsOfOpt = Annotated[str | None, typer.Option("--as-of", help="Decide as of YYYY-MM-DD (nothing later is used).")]
 
 
-def _engine(settings):  # type: ignore[no-untyped-def]
+def _engine(settings: Settings) -> EquiMindEngine:
     from equimind.engine import EquiMindEngine
     from equimind.services import open_services
 

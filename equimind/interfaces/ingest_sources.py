@@ -61,7 +61,7 @@ def _snapshot(settings: Settings, tickers: tuple[str, ...], forms: tuple[str, ..
     assert settings.snapshot is not None
     source = SnapshotFilingsSource(settings.snapshot)
     entries = source.list_entries(tickers=tickers or None, forms=forms or None)
-    chosen = tuple(sorted({e.ticker for e in entries}))
+    chosen = tuple(sorted({e.ticker for e in entries if e.ticker}))
 
     def gen() -> Iterator[Item]:
         yield from _guard(source.iter_results(tickers=tickers or None, forms=forms or None))

@@ -83,7 +83,7 @@ class SentenceTransformerEmbedder:
             ) from exc
         from transformers.utils import logging as hf_logging
 
-        hf_logging.disable_progress_bar()  # no "Loading weights" bar in CLI output
+        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # no "Loading weights" bar in CLI output
         if self.num_threads is not None:
             import torch
 
