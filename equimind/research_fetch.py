@@ -116,7 +116,8 @@ class Fetcher:
             macro=s.macro, filings=s.filings, profile=s.profile, lexicon=s.lexicon,
             unavailable=(), on_documents=collected.extend)
         self.run.set_report(report, store=True)
-        out = self._ingest(collected)
+        # only what was knowable at as-of enters the store (later months/filings would skew BM25 statistics)
+        out = self._ingest(filter_dated(collected, self.run.as_of))
         out["figures"] = len([f for f in report.figures() if f.value is not None])
         return out
 

@@ -88,7 +88,7 @@ def _main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log to 
 
 
 def _register() -> None:
-    from equimind.interfaces import cli_commands, cli_research  # noqa: F401  (register commands on `app`)
+    from equimind.interfaces import cli_backtest, cli_commands, cli_research  # noqa: F401  (register commands)
 
 
 def main() -> None:

@@ -1,0 +1,84 @@
+"""REST routes of the walk-forward backtester (an ``APIRouter`` that ``create_app`` includes).
+
+``POST /api/v1/backtest`` runs a backtest synchronously on the server's thread pool and returns the BacktestReport
+(a real run costs seconds per decision; the request is capped at ``MAX_DECISIONS`` decisions). The backtest shares
+the engine's models (embedder, reranker, tokenizer) but uses its own research stores, so it never writes to the
+store the other routes read. ``GET /api/v1/backtest/{run_id}`` returns a stored report and
+``GET /api/v1/backtest/{run_id}/equity.png`` its equity-curve plot.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+from fastapi import Path as PathParam
+from fastapi.responses import FileResponse, Response
+
+from equimind.backtest_models import BacktestReport, BacktestRequest
+from equimind.engine import EquiMindEngine
+from equimind.errors import NotFoundError
+from equimind.interfaces.api_models import ErrorBody
+
+RUN_ID_PATTERN = r"^bt-[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$"
+
+router = APIRouter(prefix="/api/v1", tags=["backtest"])
+
+_ERRORS: dict[int | str, dict[str, object]] = {
+    404: {"model": ErrorBody, "description": "No recorded prices for a ticker at the start, or an unknown run."},
+}
+
+
+def _engine(request: Request) -> EquiMindEngine:
+    engine: EquiMindEngine | None = getattr(request.app.state, "engine", None)
+    if engine is None:
+        raise RuntimeError("the API was not started: run it under uvicorn or `with TestClient(app)`")
+    return engine
+
+
+EngineDep = Annotated[EquiMindEngine, Depends(_engine)]
+RunId = Annotated[str, PathParam(pattern=RUN_ID_PATTERN, description="e.g. bt-20250901-120000-a1b2c3")]
+
+
+@router.post("/backtest", responses=_ERRORS, response_model=BacktestReport)
+def run_backtest(body: BacktestRequest, engine: EngineDep) -> Response:
+    """Walk-forward backtest over the recorded corpus the server runs on (``--snapshot``): research at each decision
+    day with nothing later, forward returns vs buy-and-hold and an equal-weight benchmark, hit rate, IC and
+    long-short with bootstrap CIs. 422 when the server is not in snapshot mode."""
+    from equimind.backtest import Backtester
+
+    tester = Backtester.from_services(engine.services)
+    try:
+        report = tester.run(body)
+    finally:
+        tester.store.close()
+    return Response(report.model_dump_json(), media_type="application/json")
+
+
+@router.get("/backtest/{run_id}", responses=_ERRORS, response_model=BacktestReport)
+def stored_backtest(run_id: RunId, engine: EngineDep) -> Response:
+    """A stored backtest report (the accuracy tracker keeps every run)."""
+    from equimind.backtest_store import BacktestStore
+
+    store = BacktestStore.from_settings(engine.settings)
+    try:
+        raw = store.report_json(run_id)
+    finally:
+        store.close()
+    return Response(raw, media_type="application/json")
+
+
+@router.get("/backtest/{run_id}/equity.png", responses=_ERRORS, response_class=FileResponse)
+def equity_png(run_id: RunId, engine: EngineDep) -> FileResponse:
+    """The run's equity-curve plot (PNG)."""
+    from equimind.backtest_store import BacktestStore
+
+    store = BacktestStore.from_settings(engine.settings)
+    try:
+        report = BacktestReport.model_validate_json(store.report_json(run_id))
+    finally:
+        store.close()
+    if report.plot_path is None or not Path(report.plot_path).is_file():
+        raise NotFoundError(f"backtest run {run_id} has no plot file (it was moved or never drawn)")
+    return FileResponse(report.plot_path, media_type="image/png")

@@ -1,0 +1,165 @@
+"""``equimind backtest``: walk-forward backtest over a recorded corpus (a thin adapter over ``Backtester``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from equimind.errors import ConfigError
+from equimind.interfaces.cli import (
+    HomeOpt,
+    JsonOpt,
+    SnapshotOpt,
+    app,
+    build_settings,
+    emit_json,
+    parse_day,
+    run_guarded,
+    split_csv,
+)
+
+if TYPE_CHECKING:
+    from equimind.backtest_models import BacktestReport, BacktestRequest
+    from equimind.config import Settings
+
+
+@app.command()
+def backtest(
+    tickers: Annotated[str | None, typer.Option("--tickers", help="Universe, comma-separated, e.g. "
+                                                "AAPL,NVDA,TSLA.")] = None,
+    start: Annotated[str | None, typer.Option("--start", help="First decision day, YYYY-MM-DD.")] = None,
+    end: Annotated[str | None, typer.Option("--end", help="Last possible decision day, YYYY-MM-DD.")] = None,
+    frequency: Annotated[str, typer.Option("--frequency", help="weekly | monthly | quarterly.")] = "monthly",
+    horizons: Annotated[str, typer.Option("--horizons", help="Forward horizons in months, e.g. 1,3,6.")] = "1,3,6",
+    question: Annotated[str | None, typer.Option("--question", help="Question template with {ticker} and "
+                                                 "{company}.")] = None,
+    prime_figures: Annotated[bool, typer.Option("--prime-figures/--no-prime-figures", help="Give every decision "
+                                                "its market figures as of its day.")] = True,
+    resamples: Annotated[int, typer.Option("--resamples", help="Bootstrap resamples per CI.")] = 10_000,
+    out: Annotated[Path | None, typer.Option("--out", help="Folder for the PNG, Markdown and JSON report "
+                                             "(default: HOME/backtest/reports).")] = None,
+    keep_stores: Annotated[bool, typer.Option("--keep-stores", help="Keep each ticker's research store.")] = False,
+    show: Annotated[str | None, typer.Option("--show", help="Print a stored run's report (run id) and exit.")] = None,
+    list_runs: Annotated[bool, typer.Option("--list", help="List stored backtest runs and exit.")] = False,
+    snapshot: SnapshotOpt = None,
+    home: HomeOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Walk-forward backtest: research each ticker at each decision day (nothing later is used), score forward
+    returns vs buy-and-hold and an equal-weight benchmark; hit rate, IC and long-short with bootstrap CIs."""
+
+    def body() -> None:
+        if list_runs or show:
+            _stored(home, show, as_json)
+            return
+        request = _request(tickers, start, end, frequency, horizons, question, prime_figures, resamples)
+        report = _run(build_settings(home, snapshot), request, out, keep_stores, as_json)
+        if as_json:
+            emit_json(report)
+        else:
+            _render(report)
+
+    run_guarded(body)
+
+
+def _request(tickers: str | None, start: str | None, end: str | None, frequency: str, horizons: str,
+             question: str | None, prime_figures: bool, resamples: int) -> BacktestRequest:
+    from pydantic import ValidationError
+
+    from equimind.backtest_models import BacktestRequest as Request
+
+    universe = split_csv(tickers)
+    if not universe or start is None or end is None:
+        raise ConfigError("give --tickers, --start and --end, e.g. --tickers AAPL,NVDA --start 2025-02-01 "
+                          "--end 2025-08-31")
+    try:
+        hs = [int(h) for h in horizons.split(",") if h.strip()]
+    except ValueError as exc:
+        raise ConfigError(f"--horizons {horizons!r}: use whole months, e.g. 1,3,6") from exc
+    values = {"tickers": list(universe), "start": parse_day(start, "--start"), "end": parse_day(end, "--end"),
+              "frequency": frequency, "horizons": hs, "prime_figures": prime_figures, "n_resamples": resamples}
+    if question is not None:
+        values["question"] = question
+    try:
+        return Request.model_validate(values)
+    except ValidationError as exc:
+        msgs = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'request'}: {e['msg']}" for e in exc.errors())
+        raise ConfigError(f"invalid backtest: {msgs}") from exc
+
+
+def _run(settings: Settings, request: BacktestRequest, out: Path | None, keep_stores: bool,
+         quiet: bool) -> BacktestReport:
+    from equimind.backtest import Backtester
+    from equimind.interfaces.render import err_console
+
+    tester = Backtester(settings, out_dir=out, keep_stores=keep_stores)
+    n = len(request.schedule()) * len(request.tickers)
+    if not quiet:
+        err_console.print(f"[bold]Backtest[/bold] {n} decisions ({len(request.schedule())} days x "
+                          f"{len(request.tickers)} tickers); the first decision per ticker ingests its filings")
+    try:
+        return tester.run(request, on_progress=None if quiet else err_console.print)
+    finally:
+        tester.store.close()
+
+
+def _stored(home: Path | None, run_id: str | None, as_json: bool) -> None:
+    from equimind.backtest_models import BacktestReport as Report
+    from equimind.backtest_store import BacktestStore
+
+    store = BacktestStore.from_settings(build_settings(home))
+    try:
+        if run_id:
+            try:
+                report = Report.model_validate_json(store.report_json(run_id))
+            except ValueError as exc:  # pydantic's ValidationError
+                raise ConfigError(f"stored report {run_id} does not match this EquiMind's report format ({exc}); "
+                                  "re-run the backtest") from exc
+            emit_json(report) if as_json else _render(report)
+            return
+        runs = store.runs()
+    finally:
+        store.close()
+    if as_json:
+        emit_json([{"run_id": r.run_id, "created_at": r.created_at, "status": r.status,
+                    "predictions": r.n_predictions, "params": r.params} for r in runs])
+        return
+    for r in runs:
+        typer.echo(f"{r.run_id}  {r.status:<7} {r.n_predictions:>3} predictions  {r.created_at}  "
+                   f"{','.join(r.params.get('tickers', []))} {r.params.get('start')}..{r.params.get('end')}")
+
+
+def _render(report: BacktestReport) -> None:
+    from rich import box
+    from rich.table import Table
+
+    from equimind.backtest_plot import ACCURACY_HEADER, RETURNS_HEADER, accuracy_rows, return_rows
+    from equimind.interfaces.render import console
+
+    req = report.request
+    console.print(f"[bold]Backtest {report.run_id}[/bold]: {', '.join(req.tickers)}, {req.frequency.value} "
+                  f"{req.start}..{req.end}, {report.n_rated} rated / {report.n_decisions} decisions, prices through "
+                  f"{report.data_end}")
+    decisions = Table(title="Decisions (forward total returns)", box=box.SIMPLE)
+    for col in ("day", "ticker", "rating", "conv", "close", *(f"{h}m" for h in req.horizons)):
+        decisions.add_column(col, no_wrap=True)
+    for d in report.decisions:
+        rets = [("n/a" if (v := d.forward_returns.get(h)) is None else f"{100 * v:+.1f}%") for h in req.horizons]
+        decisions.add_row(str(d.decided_at), d.ticker, d.rating.value if d.rating else "REFUSED",
+                          f"{d.conviction:.2f}", f"{d.close:.2f}", *rets)
+    console.print(decisions)
+    for title, header, rows in (("Accuracy (95% percentile-bootstrap CIs)", ACCURACY_HEADER,
+                                 accuracy_rows(report.table)),
+                                ("Returns (means over scored decisions)", RETURNS_HEADER,
+                                 return_rows(report.table))):
+        table = Table(title=title, box=box.SIMPLE)
+        for col in header:
+            table.add_column(col)
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
+    for c in report.caveats:
+        console.print(f"- {c}")
+    console.print(f"equity curve: {report.plot_path}\nreport: {report.report_path}\ntimings (s): {report.timings_s}")
