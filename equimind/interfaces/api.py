@@ -198,6 +198,9 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = services is None
         svc = services if services is not None else await run_in_threadpool(_open_and_warm, settings)
+        # One searcher (and so one set of local indexes) for every request: built lazily, concurrent first
+        # requests would each build their own and race on the index files.
+        await run_in_threadpool(svc.searcher)
         app.state.engine = EquiMindEngine(svc)
         try:
             yield
@@ -213,6 +216,9 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
     for exc_type in (EquiMindError, ApiError, Exception):
         app.add_exception_handler(exc_type, _on_error)
     _add_routes(app)
+    from equimind.interfaces.api_backtest import router as backtest_router
+
+    app.include_router(backtest_router)
     _add_pages(app)
     return app
 

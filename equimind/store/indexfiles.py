@@ -5,24 +5,28 @@
 * Versioned, atomically replaced index directories: an index is written into a fresh ``v-<uuid>`` directory, then the
   one-line ``CURRENT`` pointer file is swapped with ``os.replace`` (atomic on POSIX and Windows), so a reader sees
   either the old complete index or the new complete index, never a half-written one. The previous version is kept
-  until the next save so a reader that resolved it just before a swap can still finish loading.
+  until the next save so a reader that resolved it just before a swap can still finish loading; a reader whose
+  version was removed under it anyway (two saves during its load) retries on the new one (``read_versioned``).
+  Several writers (the ingest, and serving processes rebuilding stale indexes) may save into the same root at once:
+  each writes its own ``.tmp-<pid>-*`` directory and the swap + clean-up run under a file lock.
 
 Everything is JSON or ``.npy`` (loaded with ``allow_pickle=False``): inspectable, never pickles.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
 import os
 import shutil
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -35,6 +39,7 @@ log = logging.getLogger(__name__)
 CURRENT = "CURRENT"
 FORMAT_FILE = "format.json"
 Mask = npt.NDArray[np.bool_]
+T = TypeVar("T")
 IntArray = npt.NDArray[np.int32]
 
 
@@ -123,21 +128,47 @@ class RowMeta:
 
 
 def write_versioned(root: Path, kind: str, version: int, info: dict[str, Any], write: Callable[[Path], None]) -> Path:
-    """Write an index atomically under ``root``; returns the new version directory."""
+    """Write an index atomically under ``root``; returns the new version directory.
+
+    Safe with concurrent writers (threads or processes): each writes into its own ``.tmp-<pid>-...`` directory,
+    and the rename + ``CURRENT`` swap + clean-up run under an exclusive lock on ``root/.lock``, so no writer removes
+    another's directory between its rename and its swap."""
     root.mkdir(parents=True, exist_ok=True)
     name = f"v-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
-    tmp = root / f".tmp-{name}"
-    write(tmp)
-    stamp = {"kind": kind, "format_version": version, "created_at": datetime.now(UTC).isoformat(), **info}
-    (tmp / FORMAT_FILE).write_text(json.dumps(stamp, indent=2), encoding="utf-8")
+    tmp = root / f".tmp-{os.getpid()}-{name}"
+    try:
+        write(tmp)
+        stamp = {"kind": kind, "format_version": version, "created_at": datetime.now(UTC).isoformat(), **info}
+        (tmp / FORMAT_FILE).write_text(json.dumps(stamp, indent=2), encoding="utf-8")
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     final = root / name
-    os.replace(tmp, final)
-    pointer = root / f".{CURRENT}.{uuid.uuid4().hex[:8]}"
-    pointer.write_text(name + "\n", encoding="utf-8")
-    previous = _current_name(root)
-    os.replace(pointer, root / CURRENT)
-    _cleanup(root, keep={name, previous})
+    with _locked(root):
+        os.replace(tmp, final)
+        pointer = root / f".{CURRENT}.{uuid.uuid4().hex[:8]}"
+        pointer.write_text(name + "\n", encoding="utf-8")
+        previous = _current_name(root)
+        os.replace(pointer, root / CURRENT)
+        _cleanup(root, keep={name, previous})
     return final
+
+
+@contextlib.contextmanager
+def _locked(root: Path) -> Iterator[None]:
+    """Exclusive advisory lock on ``root/.lock`` (flock: between processes and between threads, each of which opens
+    the file itself). Without fcntl (Windows) writers are not serialised."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    with open(root / ".lock", "a+b") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
 def has_current(root: Path) -> bool:
@@ -161,9 +192,26 @@ def _current_name(root: Path) -> str | None:
 
 
 def _cleanup(root: Path, keep: set[str | None]) -> None:
+    """Remove superseded versions and the temporary directories of writers that are gone (crashed or killed); a
+    ``.tmp-<pid>-...`` directory of a live process is another writer at work and is left alone."""
     for child in root.iterdir():
-        if child.is_dir() and child.name not in keep and child.name.startswith(("v-", ".tmp-")):
+        if not child.is_dir() or child.name in keep:
+            continue
+        if child.name.startswith("v-") or (child.name.startswith(".tmp-") and not _writer_alive(child.name)):
             shutil.rmtree(child, ignore_errors=True)
+
+
+def _writer_alive(tmp_name: str) -> bool:
+    pid = tmp_name.split("-")[1]
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    return True
 
 
 def open_versioned(root: Path, kind: str, version: int) -> tuple[Path, dict[str, Any]]:
@@ -182,3 +230,24 @@ def open_versioned(root: Path, kind: str, version: int) -> tuple[Path, dict[str,
             f"this EquiMind reads {kind!r} v{version}; reindex (delete {root} and rebuild it from the docstore)"
         )
     return directory, stamp
+
+
+def read_versioned(root: Path, kind: str, version: int, read: Callable[[Path, dict[str, Any]], T],
+                   attempts: int = 5) -> T:
+    """``read(directory, stamp)`` of the current version. A version superseded and removed by a concurrent writer
+    while it was being read is retried on the new current one; anything else unreadable is an IndexFormatError."""
+    for attempt in range(1, attempts + 1):
+        name = _current_name(root)
+        try:
+            directory, stamp = open_versioned(root, kind, version)
+            return read(directory, stamp)
+        except (OSError, ValueError, KeyError, ConfigError) as exc:
+            superseded = name is not None and _current_name(root) != name and not (root / name).is_dir()
+            if superseded and attempt < attempts:
+                log.debug("%s index version %s was replaced while being read; retrying", kind, name)
+                continue
+            if isinstance(exc, IndexFormatError):
+                raise
+            raise IndexFormatError(f"{kind} index at {root / str(name)} is unreadable ({exc}); delete {root} and "
+                                   "reindex") from exc
+    raise AssertionError("unreachable")  # pragma: no cover

@@ -119,7 +119,11 @@ class LocalIndexes:
         dense = ExactVectorIndex.build(chunks, vecs, self.dim, self.embedder)
         dense.save(self.root / "dense")
         if self.mmap:  # serve from the saved, memory-mapped file (shared page cache, small resident memory)
-            mapped = ExactVectorIndex.load(self.root / "dense", mmap=True)
-            dense = mapped if mapped.fingerprint == dense.fingerprint else dense  # another process swapped in between
+            try:
+                mapped = ExactVectorIndex.load(self.root / "dense", mmap=True)
+            except IndexFormatError as exc:  # concurrent writers kept replacing it: serve the in-memory copy
+                log.info("could not map the saved vector matrix (%s); serving it from memory", exc)
+            else:
+                dense = mapped if mapped.fingerprint == dense.fingerprint else dense  # another writer swapped in
         log.info("rebuilt vector matrix over %d chunks in %.1f s", len(chunks), time.perf_counter() - t0)
         return dense

@@ -18,7 +18,7 @@ import numpy as np
 from equimind.errors import ConfigError
 from equimind.models import Chunk, FilterSpec
 from equimind.protocols import Vectors
-from equimind.store.indexfiles import IndexFormatError, Mask, RowMeta, fingerprint, open_versioned, write_versioned
+from equimind.store.indexfiles import Mask, RowMeta, fingerprint, read_versioned, write_versioned
 
 log = logging.getLogger(__name__)
 
@@ -163,12 +163,10 @@ class ExactVectorIndex:
 
     @classmethod
     def load(cls, root: Path, mmap: bool = True) -> ExactVectorIndex:
-        directory, stamp = open_versioned(root, KIND, FORMAT_VERSION)
-        try:
+        def read(directory: Path, stamp: dict[str, Any]) -> ExactVectorIndex:
             meta = RowMeta.load(directory / "rows")
             matrix = np.load(directory / "vectors.npy", mmap_mode="r" if mmap else None, allow_pickle=False)
             has_vec = np.load(directory / "has_vec.npy", allow_pickle=False)
             return cls(matrix, has_vec, meta, stamp.get("fingerprint"), stamp.get("embedder"))
-        except (OSError, ValueError, KeyError, ConfigError) as exc:
-            raise IndexFormatError(f"vector matrix at {directory} is unreadable ({exc}); delete {root} and reindex") \
-                from exc
+
+        return read_versioned(root, KIND, FORMAT_VERSION, read)

@@ -26,7 +26,7 @@ from equimind.store.indexfiles import (
     RowMeta,
     fingerprint,
     has_current,
-    open_versioned,
+    read_versioned,
     write_versioned,
 )
 
@@ -148,21 +148,19 @@ class BM25Index:
     def _load_into_self(self, mmap: bool = False) -> None:
         if self.root is None:
             raise ConfigError("this BM25Index was neither built nor bound to a directory; call build() first")
-        directory, stamp = open_versioned(self.root, KIND, FORMAT_VERSION)
-        try:
+
+        def read(directory: Path, stamp: dict[str, Any]) -> tuple[Any, RowMeta, str | None]:
             meta = RowMeta.load(directory / "rows")
+            if len(meta) != stamp.get("rows"):
+                raise IndexFormatError(f"BM25 index at {directory} is inconsistent; delete {self.root} and reindex")
             retriever = None
-            if (directory / "bm25s").is_dir():
+            if len(meta):  # an empty index has no bm25s files (see build); a non-empty one must have them
                 import bm25s
 
                 retriever = bm25s.BM25.load(str(directory / "bm25s"), mmap=mmap, show_progress=False)
-        except (OSError, ValueError, KeyError) as exc:
-            raise IndexFormatError(
-                f"BM25 index at {directory} is unreadable ({exc}); delete {self.root} and reindex"
-            ) from exc
-        if len(meta) != stamp.get("rows"):
-            raise IndexFormatError(f"BM25 index at {directory} is inconsistent; delete {self.root} and reindex")
-        self._bm25, self._meta, self.fingerprint = retriever, meta, stamp.get("fingerprint")
+            return retriever, meta, stamp.get("fingerprint")
+
+        self._bm25, self._meta, self.fingerprint = read_versioned(self.root, KIND, FORMAT_VERSION, read)
 
 
 def _top_k(scores: np.ndarray[Any, Any], ids: Sequence[str], k: int) -> list[tuple[str, float]]:

@@ -1,12 +1,13 @@
-"""ChromaVectorStore against a real embedded Chroma in a temp dir."""
+"""ChromaVectorStore against real Chroma: each test runs on the embedded backend (temp dir) and on a Chroma server
+(``vector_backend`` in conftest.py)."""
 
 from __future__ import annotations
 
 from datetime import date
-from pathlib import Path
 
 import numpy as np
 import pytest
+from store_backends import VectorBackend
 
 from equimind.errors import ConfigError
 from equimind.models import Chunk, FilterSpec, Source
@@ -27,24 +28,22 @@ def chunks_and_vectors(n: int = 24) -> tuple[list[Chunk], np.ndarray]:
 
 
 @pytest.fixture()
-def store(tmp_path: Path) -> ChromaVectorStore:
-    return ChromaVectorStore.persistent(tmp_path / "chroma", collection="test_chunks", m=16, ef_construction=200,
-                                        ef_search=50)
+def store(vector_backend: VectorBackend) -> ChromaVectorStore:
+    return vector_backend.open("test_chunks", m=16, ef_construction=200, ef_search=50)
 
 
 @pytest.mark.integration
-def test_hnsw_configuration_is_applied_and_read_back(tmp_path: Path) -> None:
-    path = tmp_path / "chroma"
-    store = ChromaVectorStore.persistent(path, collection="cfg_test", m=12, ef_construction=150, ef_search=40)
+def test_hnsw_configuration_is_applied_and_read_back(vector_backend: VectorBackend) -> None:
+    store = vector_backend.open("cfg_test", m=12, ef_construction=150, ef_search=40)
     cfg = store.hnsw_config()
     assert (cfg["space"], cfg["max_neighbors"], cfg["ef_construction"], cfg["ef_search"]) == ("cosine", 12, 150, 40)
-    reopened = ChromaVectorStore.persistent(path, collection="cfg_test", m=12, ef_construction=150, ef_search=90)
+    reopened = vector_backend.open("cfg_test", m=12, ef_construction=150, ef_search=90)
     assert reopened.hnsw_config()["ef_search"] == 90  # ef_search is changeable after creation
     assert reopened.hnsw_config()["max_neighbors"] == 12
     with pytest.raises(ConfigError, match="space"):
-        ChromaVectorStore.persistent(path, collection="cfg_test", space="l2")
+        vector_backend.open("cfg_test", space="l2")
     with pytest.raises(ConfigError, match="valid"):
-        ChromaVectorStore.persistent(path, collection="cfg_test", space="manhattan")
+        vector_backend.open("cfg_test", space="manhattan")
 
 
 @pytest.mark.integration

@@ -1,0 +1,131 @@
+"""Parse the company and fiscal-period words of a question into a FilterSpec, as a user's own words would be.
+
+The vocabulary comes only from the documents in the store: each document's company name (with legal suffixes such as
+"Inc." or "Corp" dropped, so "NVIDIA CORP" answers to "NVIDIA"), its ticker, and its fiscal year (the ``fiscal_year``
+metadata a local file carries, else the year of ``period_end``, else of ``filed_at``). Nothing is learned from gold
+answers or evidence.
+
+Rules (applied in order):
+
+1. Companies: a document matches when one of its aliases occurs in the question as a whole word. A one-word alias
+   that is also an ordinary word ("Block", "Target") must be written as a proper noun (capitalised or upper case);
+   longer aliases and tickers match case-insensitively / as upper-case words respectively.
+2. Periods: four-digit years (``2018``, ``FY2018``, ``fiscal 2018``) and ``FY18``-style short years are read. When a
+   company matched, its documents are narrowed to those whose fiscal year is mentioned, if any is; a question whose
+   years match none of that company's documents keeps all of them (the user may be asking about a comparative year).
+3. No company named: the filter is empty (a year alone is too weak to restrict a store of many companies).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from equimind.models import Document, FilterSpec
+
+_SUFFIXES = re.compile(
+    r"(?:[,\s&]+(?:inc|incorporated|corp|corporation|co|company|companies|plc|ltd|limited|llc|lp|sa|ag|nv|"
+    r"holdings|group|platforms|technologies|systems|international|brands|enterprises|the)\.?)+$|/[a-z]{2}$|"
+    r"\.com\b",
+    re.IGNORECASE,
+)
+_YEAR = re.compile(r"(?<![\d$.,])(?:FY\s?|fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})(?![\d,])", re.IGNORECASE)
+_SHORT_FY = re.compile(r"\bFY\s?'?(\d{2})\b", re.IGNORECASE)
+_COMMON_WORDS = frozenset(
+    ["block", "target", "apple", "visa", "gap", "square", "ball", "meta", "oracle", "general", "best", "shell",
+     "ford", "progressive"]
+)
+
+
+@dataclass(frozen=True)
+class DocFacts:
+    """What the parser may know about one stored document."""
+
+    doc_id: str
+    company: str | None
+    ticker: str | None
+    fiscal_year: int | None
+
+    @classmethod
+    def of(cls, doc: Document) -> DocFacts:
+        meta = dict(doc.meta)
+        year: int | None = None
+        if meta.get("fiscal_year", "").isdigit():
+            year = int(meta["fiscal_year"])
+        elif doc.period_end is not None:
+            year = doc.period_end.year
+        elif doc.filed_at is not None:
+            year = doc.filed_at.year
+        return cls(doc.id, doc.company, doc.ticker, year)
+
+
+def company_aliases(company: str | None) -> tuple[str, ...]:
+    """Names a user would call the company by: the full name and the name without legal suffixes."""
+    if not company:
+        return ()
+    name = " ".join(company.replace("\u2019", "'").split())
+    short = name
+    while (stripped := _SUFFIXES.sub("", short).strip(" ,.&")) != short:
+        short = stripped
+    out = [name]
+    if short and short.lower() != name.lower():
+        out.append(short)
+    if short.isupper() and len(short) > 4:  # "NVIDIA", "WELLS FARGO" -> also "Wells Fargo"
+        out.append(short.title())
+    return tuple(dict.fromkeys(out))
+
+
+def _alias_pattern(alias: str) -> re.Pattern[str]:
+    body = r"\s+".join(re.escape(w) for w in alias.split())
+    pattern = rf"(?<![\w-]){body}(?:'s)?(?![\w-])"
+    one_word_common = " " not in alias and alias.lower() in _COMMON_WORDS
+    if one_word_common:
+        # a proper noun: "Block" or "BLOCK", never "block"
+        return re.compile(rf"(?<![\w-])(?:{re.escape(alias[0].upper() + alias[1:])}|{re.escape(alias.upper())})"
+                          rf"(?:'s)?(?![\w-])")
+    return re.compile(pattern, re.IGNORECASE)
+
+
+def mentioned_years(text: str, today: date | None = None) -> set[int]:
+    """Four-digit years and FY-prefixed two-digit years written in ``text``."""
+    years = {int(m.group(1)) for m in _YEAR.finditer(text)}
+    century = ((today or date.today()).year // 100) * 100
+    years |= {century + int(m.group(1)) for m in _SHORT_FY.finditer(text)}
+    return years
+
+
+class QueryFilterParser:
+    """Builds FilterSpecs from question text, using a fixed set of stored documents' facts."""
+
+    def __init__(self, facts: Iterable[DocFacts]) -> None:
+        self.facts = tuple(facts)
+        patterns: dict[str, list[re.Pattern[str]]] = {}
+        for f in self.facts:
+            pats = [_alias_pattern(a) for a in company_aliases(f.company)]
+            if f.ticker:
+                pats.append(re.compile(rf"(?<![\w$-]){re.escape(f.ticker.upper())}(?![\w-])"))
+            patterns[f.doc_id] = pats
+        self._patterns = patterns
+
+    @classmethod
+    def from_documents(cls, docs: Iterable[Document]) -> QueryFilterParser:
+        return cls(DocFacts.of(d) for d in docs)
+
+    def companies(self, question: str) -> list[DocFacts]:
+        """Documents whose company (or ticker) the question names."""
+        return [f for f in self.facts if any(p.search(question) for p in self._patterns[f.doc_id])]
+
+    def parse(self, question: str) -> FilterSpec:
+        """The filter the question's own words imply (empty when it names no stored company)."""
+        named = self.companies(question)
+        if not named:
+            return FilterSpec()
+        years = mentioned_years(question)
+        narrowed = [f for f in named if f.fiscal_year in years] if years else []
+        chosen = narrowed or named
+        return FilterSpec(doc_ids=tuple(sorted({f.doc_id for f in chosen})))
+
+    def parse_many(self, questions: Sequence[str]) -> list[FilterSpec]:
+        return [self.parse(q) for q in questions]

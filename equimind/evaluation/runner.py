@@ -1,0 +1,182 @@
+"""Run retrieval arms over a set of judged queries and summarise them with bootstrap CIs.
+
+An *arm* is a retrieval mode of :class:`~equimind.retrieval.search.HybridSearcher` (``dense | bm25 | hybrid |
+hybrid+rerank``). Every arm sees the same queries in the same order, so two arms can be compared with the paired
+bootstrap (:func:`~equimind.evaluation.metrics.paired_bootstrap_ci`). An arm whose stage is unavailable (the
+reranker model is absent) is reported as unavailable with the reason, never scored as if it had run.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from equimind.config import Settings
+from equimind.evaluation.metrics import Judgement, bootstrap_ci, paired_bootstrap_ci, score_judgements
+from equimind.models import Chunk, Document, FilterSpec, SearchHit, SearchResult
+
+if TYPE_CHECKING:
+    from equimind.ingest.pipeline import SourceFailure
+    from equimind.protocols import Embedder, Reranker, Tokenizer
+    from equimind.services import Services
+
+log = logging.getLogger(__name__)
+
+ARMS: tuple[str, ...] = ("dense", "bm25", "hybrid", "hybrid+rerank")
+HEADLINE: tuple[str, ...] = ("recall_any@10", "mrr@10", "ndcg@10")
+KS: tuple[int, ...] = (1, 5, 10)
+
+
+class Searcher(Protocol):
+    def search(self, query: str, flt: FilterSpec | None = None, mode: str | None = None,
+               top_k: int | None = None) -> SearchResult: ...
+
+
+@dataclass(frozen=True)
+class EvalQuery:
+    """A question, its type (for per-type tables), the filter it is searched with, and its judge."""
+
+    id: str
+    text: str
+    qtype: str
+    flt: FilterSpec | None
+    judge: Callable[[list[SearchHit]], Judgement]
+
+
+@dataclass
+class ArmRun:
+    """Per-query scores of one arm ("<metric>@<k>" -> array in query order), or why it did not run."""
+
+    arm: str
+    scores: dict[str, np.ndarray] = field(default_factory=dict)
+    unavailable: str | None = None
+    mean_latency_ms: float | None = None
+
+
+def run_arm(searcher: Searcher, queries: Sequence[EvalQuery], arm: str, k: int = 10) -> ArmRun:
+    """Search every query with ``arm`` and judge the top k."""
+    judgements: list[Judgement] = []
+    wall = 0.0
+    for q in queries:
+        t0 = time.perf_counter()
+        res = searcher.search(q.text, q.flt, mode=arm, top_k=k)
+        wall += time.perf_counter() - t0
+        rerank = [d for d in res.degraded if d.startswith("rerank")]
+        if arm == "hybrid+rerank" and rerank:
+            return ArmRun(arm, unavailable=rerank[0])
+        judgements.append(q.judge(list(res.hits)))
+    latency = round(1000.0 * wall / max(1, len(queries)), 2)
+    return ArmRun(arm, score_judgements(judgements, KS), mean_latency_ms=latency)
+
+
+def _mean_ci(x: np.ndarray, seed: int) -> dict[str, float]:
+    ci = bootstrap_ci(x, n_resamples=10_000, seed=seed)
+    return {"mean": round(ci.estimate, 4), "ci_low": round(ci.low, 4), "ci_high": round(ci.high, 4)}
+
+
+def summarise(run: ArmRun, qtypes: Sequence[str], seed: int = 0) -> dict[str, Any]:
+    """Means with 95% bootstrap CIs for every metric, plus per-question-type means of the headline metrics."""
+    if run.unavailable is not None:
+        return {"unavailable": run.unavailable}
+    out: dict[str, Any] = {"n": len(qtypes), "mean_latency_ms": run.mean_latency_ms,
+                           "metrics": {name: _mean_ci(v, seed) for name, v in sorted(run.scores.items())}}
+    types = np.array(qtypes)
+    per_type: dict[str, Any] = {}
+    for t in sorted(set(qtypes)):
+        mask = types == t
+        per_type[t] = {"n": int(mask.sum()),
+                       **{m: round(float(run.scores[m][mask].mean()), 4) for m in HEADLINE}}
+    out["per_type"] = per_type
+    return out
+
+
+def compare(a: ArmRun, b: ArmRun, metrics: Sequence[str] = HEADLINE, seed: int = 0) -> dict[str, Any] | None:
+    """Paired bootstrap 95% CI of mean(a) - mean(b) per metric (None when either arm did not run)."""
+    if a.unavailable or b.unavailable:
+        return None
+    out: dict[str, Any] = {}
+    for m in metrics:
+        ci = paired_bootstrap_ci(a.scores[m], b.scores[m], n_resamples=10_000, seed=seed)
+        out[m] = {"diff": round(ci.estimate, 4), "ci_low": round(ci.low, 4), "ci_high": round(ci.high, 4)}
+    return out
+
+
+def per_query_table(runs: Sequence[ArmRun], queries: Sequence[EvalQuery], metric: str = "recall_any@10"
+                    ) -> list[dict[str, Any]]:
+    """Per-question scores of every arm that ran (for error analysis and for pairing across result files)."""
+    rows: list[dict[str, Any]] = []
+    for i, q in enumerate(queries):
+        row: dict[str, Any] = {"id": q.id, "type": q.qtype}
+        for r in runs:
+            if r.unavailable is None:
+                row[r.arm] = float(r.scores[metric][i])
+        rows.append(row)
+    return rows
+
+
+def evaluate(searcher: Searcher, queries: Sequence[EvalQuery], arms: Sequence[str] = ARMS, k: int = 10,
+             seed: int = 0) -> tuple[dict[str, Any], dict[str, ArmRun]]:
+    """All arms over the queries: (JSON-ready summary, raw runs keyed by arm)."""
+    runs = {arm: run_arm(searcher, queries, arm, k) for arm in arms}
+    qtypes = [q.qtype for q in queries]
+    summary: dict[str, Any] = {"n_questions": len(queries),
+                               "arms": {arm: summarise(r, qtypes, seed) for arm, r in runs.items()}}
+    if "hybrid" in runs and "dense" in runs:
+        summary["hybrid_vs_dense"] = compare(runs["hybrid"], runs["dense"], seed=seed)
+    summary["per_query_recall@10"] = per_query_table(list(runs.values()), queries)
+    return summary, runs
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Cached evaluation stores
+
+STORE_VARIANTS: tuple[str, ...] = ("base", "context")
+
+
+def embed_text_fn(variant: str) -> Callable[[Chunk, Document], str] | None:
+    """The text embedded per child for a store variant: ``base`` the chunk text itself (None), ``context`` the chunk
+    under a one-line header of document title and section (``equimind.ingest.chunk.embedding_text``)."""
+    if variant == "base":
+        return None
+    if variant == "context":
+        from equimind.ingest.chunk import embedding_text
+
+        return lambda c, d: embedding_text(c, d.title)
+    raise ValueError(f"unknown store variant {variant!r}; valid: {', '.join(STORE_VARIANTS)}")
+
+
+def stored_documents(services: Services) -> list[Document]:
+    """Every indexed Document of a store (with its canonical text)."""
+    refs = services.docstore.list_documents(status="indexed")
+    return [services.docstore.get_document(ref.doc_id) for ref in refs]
+
+
+def open_variant_store(settings: Settings, variant: str, documents: Callable[[], Iterable[Document | SourceFailure]],
+                       complete: Callable[[list[Document]], bool], *, embedder: Embedder | None = None,
+                       reranker: Reranker | None = None, tokenizer: Tokenizer | None = None,
+                       ) -> tuple[Services, dict[str, Any]]:
+    """Open the store under ``settings.home``; when ``complete(stored docs)`` is False, ingest ``documents()`` with
+    the variant's embedding text. Returns the services and an ingest summary (``cached`` True when nothing ran)."""
+    from equimind.ingest.chunk import ParentChildChunker
+    from equimind.ingest.pipeline import IngestPipeline
+    from equimind.services import open_services
+
+    embed_text = embed_text_fn(variant)
+    services = open_services(settings, embedder=embedder, reranker=reranker, tokenizer=tokenizer)
+    if complete(stored_documents(services)):
+        return services, {"cached": True}
+    t0 = time.perf_counter()
+    chunker = ParentChildChunker(services.tokenizer, child_tokens=settings.child_tokens,
+                                 parent_tokens=settings.parent_tokens)
+    pipeline = IngestPipeline(services.docstore, services.vectors, services.sparse, services.embedder, chunker,
+                              embed_text=embed_text, batch_size=settings.embed_batch_size)
+    report = pipeline.run(documents())
+    summary = {"cached": False, "seconds": round(time.perf_counter() - t0, 1), "variant": variant,
+               **report.model_dump(mode="json")}
+    log.info("evaluation store %s ingested: %s", settings.home, summary)
+    return services, summary

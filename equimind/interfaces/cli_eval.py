@@ -1,0 +1,186 @@
+"""CLI commands of the evaluation harness (registered on ``eval_app``): retrieval, golden, answers, gate, all.
+
+Thin adapters over ``equimind.evaluation``: each builds Settings, calls one run function, wraps the result with
+provenance (git sha, corpus signature, machine) and writes it as JSON.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from equimind.config import RETRIEVAL_MODES
+from equimind.errors import ConfigError
+from equimind.interfaces.cli import HomeOpt, build_settings, eval_app, run_guarded
+
+log = logging.getLogger(__name__)
+
+RESULTS_DIR = Path("benchmarks/results")
+DEFAULT_CACHE = Path(".equimind_cache/eval")
+ALL_ARMS = ",".join(RETRIEVAL_MODES)
+
+OutOpt = Annotated[Path | None, typer.Option("--json", help="Write the result JSON here.")]
+CacheOpt = Annotated[Path, typer.Option("--cache", help="Where evaluation stores are cached (re-runs reuse them).")]
+VariantsOpt = Annotated[str, typer.Option("--variants", help="Store variants: base (chunk text embedded) and/or "
+                                          "context (title | section header embedded), comma-separated.")]
+ArmsOpt = Annotated[str, typer.Option("--arms", help=f"Comma-separated arms: {', '.join(RETRIEVAL_MODES)}.")]
+
+
+def _csv(value: str, valid: tuple[str, ...], name: str) -> tuple[str, ...]:
+    items = tuple(v.strip() for v in value.split(",") if v.strip())
+    bad = [v for v in items if v not in valid]
+    if bad or not items:
+        raise ConfigError(f"{name} {value!r}: valid values are {', '.join(valid)}")
+    return items
+
+
+def _write(out: Path | None, part: dict[str, Any]) -> dict[str, Any]:
+    from equimind.evaluation.report import result_envelope, write_json
+
+    env = result_envelope(part["config"], part["metrics"], corpus=part.get("corpus_signature"))
+    if out is not None:
+        write_json(out, env)
+        typer.echo(f"wrote {out}")
+    return env
+
+
+def _retrieval(benchmark: str, data: Path | None, cache: Path, variants: str, arms: str,
+               home: Path | None) -> dict[str, Any]:
+    from equimind.evaluation.runner import STORE_VARIANTS
+
+    settings = build_settings(home)
+    chosen_variants = _csv(variants, STORE_VARIANTS, "--variants")
+    chosen_arms = _csv(arms, RETRIEVAL_MODES, "--arms")
+    if "base" not in chosen_variants:
+        chosen_variants = ("base", *chosen_variants)
+    if benchmark == "financebench":
+        from equimind.evaluation.financebench import run_financebench
+
+        data_dir = data or settings.shared / "benchmarks" / "financebench"
+        return run_financebench(settings, data_dir, cache / "financebench", variants=chosen_variants,
+                                arms=chosen_arms)
+    if benchmark == "golden":
+        from equimind.evaluation.golden import run_golden
+
+        corpus = data or settings.corpus_dir
+        return run_golden(settings, corpus, cache / "golden", variants=chosen_variants, arms=chosen_arms)
+    raise ConfigError(f"--benchmark {benchmark!r}: valid values are financebench, golden")
+
+
+@eval_app.command("retrieval")
+def retrieval(
+    benchmark: Annotated[str, typer.Option("--benchmark", help="financebench | golden")] = "financebench",
+    data: Annotated[Path | None, typer.Option("--data", help="Benchmark folder (default: under ../shared).")] = None,
+    out: OutOpt = None,
+    cache: CacheOpt = DEFAULT_CACHE,
+    variants: VariantsOpt = "base",
+    arms: ArmsOpt = ALL_ARMS,
+    home: HomeOpt = None,
+) -> None:
+    """Retrieval metrics (recall/MRR/nDCG@k with bootstrap CIs) per arm, setting and question type."""
+    run_guarded(lambda: _write(out, _retrieval(benchmark, data, cache, variants, arms, home)))
+
+
+@eval_app.command("golden")
+def golden(
+    corpus: Annotated[Path | None, typer.Option("--corpus", help="Recorded corpus (default ../shared/corpus).")] = None,
+    out: OutOpt = None,
+    cache: CacheOpt = DEFAULT_CACHE,
+    variants: VariantsOpt = "base",
+    arms: ArmsOpt = ALL_ARMS,
+    home: HomeOpt = None,
+) -> None:
+    """The golden set over the recorded filings, judged at span level."""
+    run_guarded(lambda: _write(out, _retrieval("golden", corpus, cache, variants, arms, home)))
+
+
+@eval_app.command("answers")
+def answers(
+    corpus: Annotated[Path | None, typer.Option("--corpus", help="Recorded corpus (default ../shared/corpus).")] = None,
+    out: OutOpt = None,
+    cache: CacheOpt = DEFAULT_CACHE,
+    tickers: Annotated[str | None, typer.Option("--tickers", help="Only these tickers' questions.")] = None,
+    home: HomeOpt = None,
+) -> None:
+    """Answer-level checks of the research pipeline: citation validity, refusals, look-ahead, determinism."""
+
+    def body() -> dict[str, Any]:
+        from equimind.evaluation.answers import run_answers
+
+        settings = build_settings(home)
+        chosen = tuple(t.strip().upper() for t in (tickers or "").split(",") if t.strip())
+        return _write(out, run_answers(settings, corpus or settings.corpus_dir, cache / "answers", tickers=chosen))
+
+    run_guarded(body)
+
+
+@eval_app.command("gate")
+def gate(
+    baseline: Annotated[Path | None, typer.Option("--baseline", help="Committed baseline JSON.")] = None,
+    out: OutOpt = None,
+    cache: CacheOpt = DEFAULT_CACHE,
+    update: Annotated[bool, typer.Option("--update-baseline", help="Write the measured values as the new "
+                                         "baseline instead of checking.")] = False,
+    home: HomeOpt = None,
+) -> None:
+    """CI regression gate: the fast golden subset vs the committed baseline (noise floor: one question of n)."""
+
+    def body() -> None:
+        from equimind.evaluation import regression
+
+        settings = build_settings(home)
+        result = regression.run_gate(settings, settings.corpus_dir, cache / "gate",
+                                     baseline or regression.default_baseline_path(), update=update)
+        _write(out, result)
+        for line in result["metrics"]["lines"]:
+            typer.echo(line)
+        if not result["metrics"]["passed"]:
+            raise typer.Exit(1)
+
+    run_guarded(body)
+
+
+@eval_app.command("all")
+def all_(
+    results: Annotated[Path, typer.Option("--results", help="Folder for the result JSON files.")] = RESULTS_DIR,
+    docs: Annotated[Path, typer.Option("--docs", help="Evaluation report to regenerate.")] = Path(
+        "docs/evaluation.md"),
+    cache: CacheOpt = DEFAULT_CACHE,
+    home: HomeOpt = None,
+) -> None:
+    """Everything: FinanceBench (base + context stores), the golden set, answer checks; then docs/evaluation.md."""
+
+    def body() -> None:
+        from equimind.evaluation.report_md import render_markdown
+
+        arms = ",".join(RETRIEVAL_MODES)
+        _write(results / "eval_financebench.json", _retrieval("financebench", None, cache, "base,context", arms, home))
+        _write(results / "eval_golden.json", _retrieval("golden", None, cache, "base,context", arms, home))
+        settings = build_settings(home)
+        from equimind.evaluation.answers import run_answers
+
+        _write(results / "eval_answers.json", run_answers(settings, settings.corpus_dir, cache / "answers"))
+        docs.write_text(render_markdown(results), encoding="utf-8")
+        typer.echo(f"wrote {docs}")
+
+    run_guarded(body)
+
+
+@eval_app.command("docs")
+def docs_(
+    results: Annotated[Path, typer.Option("--results", help="Folder holding the result JSON files.")] = RESULTS_DIR,
+    docs: Annotated[Path, typer.Option("--docs", help="Evaluation report to regenerate.")] = Path(
+        "docs/evaluation.md"),
+) -> None:
+    """Regenerate docs/evaluation.md from existing result files (no evaluation is run)."""
+
+    def body() -> None:
+        from equimind.evaluation.report_md import render_markdown
+
+        docs.write_text(render_markdown(results), encoding="utf-8")
+        typer.echo(f"wrote {docs}")
+
+    run_guarded(body)

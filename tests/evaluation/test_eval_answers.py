@@ -1,0 +1,73 @@
+"""Answer-level check helpers: sampling, determinism fingerprint, look-ahead and citation checks."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from equimind.evaluation.answers import (
+    AnswerTally,
+    check_citations,
+    lookahead_violations,
+    sample_questions,
+    stable_json,
+)
+from equimind.evaluation.golden import load_golden
+from equimind.models import Citation, Claim, DocumentRef, Figure, Origin, Recommendation, Source, Speaker, sha256_hex
+
+TEXT = "Revenue grew 10% in 2024. Margins fell."
+
+
+class FakeDocstore:
+    def get_document_text(self, doc_id: str) -> str:
+        return TEXT
+
+    def get_refs(self, ids: object) -> dict[str, DocumentRef]:
+        return {"d": DocumentRef(doc_id="d", ticker="X", company=None, form="10-K", filed_at=date(2025, 3, 1),
+                                 period_end=None, source=Source.SEC_EDGAR, origin=Origin.SNAPSHOT, title="t",
+                                 url=None)}
+
+
+class FakeServices:
+    docstore = FakeDocstore()
+
+
+class FakeEngine:
+    services = FakeServices()
+
+
+def _rec(quote: str, start: int, as_of: date, figure_as_of: date | None = None) -> Recommendation:
+    cite = Citation(doc_id="d", start=start, end=start + len(quote), quote=quote, doc_sha256=sha256_hex(TEXT))
+    figs = [Figure(id="f", name="close", value=1.0, unit="USD", as_of=figure_as_of, formula="x")] \
+        if figure_as_of else []
+    return Recommendation(ticker="X", question="q", as_of=as_of, rating=None, conviction=0.5, thesis="t",
+                          bull_case=[Claim(speaker=Speaker.BULL, text="up", citations=[cite])], figures=figs,
+                          timings_ms={"total": 1.0})
+
+
+def test_citations_valid_only_when_offsets_and_hash_match() -> None:
+    tally = AnswerTally()
+    assert check_citations(_rec("Revenue grew 10%", 0, date(2025, 6, 1)), FakeEngine(), tally) == 0  # type: ignore[arg-type]
+    assert check_citations(_rec("Revenue grew 10%", 3, date(2025, 6, 1)), FakeEngine(), tally) == 1  # type: ignore[arg-type]
+    assert (tally.citations, tally.citations_valid, tally.claims) == (2, 1, 2)
+
+
+def test_lookahead_flags_later_documents_and_figures() -> None:
+    ok = _rec("Revenue", 0, date(2025, 6, 1), figure_as_of=date(2025, 5, 30))
+    assert lookahead_violations(ok, FakeEngine()) == []  # type: ignore[arg-type]
+    bad = _rec("Revenue", 0, date(2025, 2, 1), figure_as_of=date(2025, 2, 2))
+    assert len(lookahead_violations(bad, FakeEngine())) == 2  # type: ignore[arg-type]
+
+
+def test_stable_json_ignores_timings_only() -> None:
+    a = _rec("Revenue", 0, date(2025, 6, 1))
+    b = a.model_copy(update={"timings_ms": {"total": 99.0}})
+    c = a.model_copy(update={"thesis": "other"})
+    assert stable_json(a) == stable_json(b) != stable_json(c)
+
+
+def test_sample_takes_all_absent_and_n_per_ticker() -> None:
+    qs = load_golden()
+    picked = sample_questions(qs, 1, ("AAPL", "MSFT"))
+    assert {q.tickers[0] for q in picked} <= {"AAPL", "MSFT"}
+    assert sum(not q.absent for q in picked) == 1
+    assert sum(q.absent for q in picked) == sum(q.absent and q.tickers[0] in ("AAPL", "MSFT") for q in qs)

@@ -1,0 +1,65 @@
+"""Question words -> FilterSpec, from stored documents' company names, tickers and fiscal years."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from equimind.evaluation.query_filters import QueryFilterParser, company_aliases, mentioned_years
+from equimind.models import Document, Origin, Source
+
+
+def _doc(name: str, company: str, ticker: str | None = None, fiscal_year: str | None = None,
+         period_end: date | None = None) -> Document:
+    meta = (("fiscal_year", fiscal_year),) if fiscal_year else ()
+    return Document(id=name, source_key=name, ticker=ticker, cik=None, company=company, source=Source.LOCAL,
+                    origin=Origin.LOCAL_FILE, form="10-K", filed_at=None, period_end=period_end, url=None,
+                    title=name, text="x", meta=meta)
+
+
+DOCS = [
+    _doc("3m18", "3M", fiscal_year="2018"), _doc("3m22", "3M", fiscal_year="2022"),
+    _doc("blk16", "Block", fiscal_year="2016"), _doc("bby19", "Best Buy", fiscal_year="2019"),
+    _doc("nvda", "NVIDIA CORP", ticker="NVDA", period_end=date(2025, 1, 26)),
+    _doc("wfc", "WELLS FARGO & COMPANY/MN", ticker="WFC", period_end=date(2024, 12, 31)),
+]
+
+
+def test_company_aliases_drop_legal_suffixes() -> None:
+    assert "NVIDIA" in company_aliases("NVIDIA CORP")
+    assert "Wells Fargo" in company_aliases("WELLS FARGO & COMPANY/MN")
+    assert "Amazon" in company_aliases("AMAZON.COM, INC.")
+    assert company_aliases(None) == ()
+
+
+def test_mentioned_years_reads_fy_forms_not_amounts() -> None:
+    assert mentioned_years("What is the FY2018 capex for 3M?") == {2018}
+    assert mentioned_years("in fiscal 2022 and FY21", today=date(2026, 1, 1)) == {2022, 2021}
+    assert mentioned_years("revenue of $2,018 million") == set()
+
+
+def test_company_and_year_narrow_to_one_document() -> None:
+    parser = QueryFilterParser.from_documents(DOCS)
+    assert parser.parse("What is the FY2018 capital expenditure for 3M?").doc_ids == ("3m18",)
+    assert set(parser.parse("How did 3M's margins change?").doc_ids) == {"3m18", "3m22"}
+
+
+def test_year_matching_no_document_keeps_the_company() -> None:
+    parser = QueryFilterParser.from_documents(DOCS)
+    assert set(parser.parse("3M revenue in FY2015").doc_ids) == {"3m18", "3m22"}
+
+
+def test_common_word_company_needs_a_proper_noun() -> None:
+    parser = QueryFilterParser.from_documents(DOCS)
+    assert parser.parse("Did Block grow its Cash App in FY2016?").doc_ids == ("blk16",)
+    assert parser.parse("a block of shares was sold in 2016").is_empty()
+
+
+def test_tickers_and_short_names_match() -> None:
+    parser = QueryFilterParser.from_documents(DOCS)
+    assert parser.parse("How many employees does NVIDIA have?").doc_ids == ("nvda",)
+    assert parser.parse("Is NVDA or Wells Fargo bigger?").doc_ids == ("nvda", "wfc")
+
+
+def test_no_company_gives_an_empty_filter() -> None:
+    parser = QueryFilterParser.from_documents(DOCS)
+    assert parser.parse("What was the FY2019 revenue?").is_empty()

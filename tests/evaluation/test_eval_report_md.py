@@ -1,0 +1,31 @@
+"""docs/evaluation.md is rendered from result files: numbers come from the JSON, missing files are named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from equimind.evaluation.report import result_envelope, write_json
+from equimind.evaluation.report_md import render_markdown
+
+
+def _metric(mean: float) -> dict[str, float]:
+    return {"mean": mean, "ci_low": mean - 0.1, "ci_high": mean + 0.05}
+
+
+def _block(recall: float) -> dict[str, object]:
+    arm = {"n": 2, "mean_latency_ms": 3.5, "per_type": {"t": {"n": 2, "recall_any@10": recall, "mrr@10": 0.4,
+                                                            "ndcg@10": 0.3}},
+           "metrics": {"recall_any@10": _metric(recall), "mrr@10": _metric(0.4), "ndcg@10": _metric(0.3)}}
+    diff = {m: {"diff": 0.125, "ci_low": -0.05, "ci_high": 0.3} for m in ("recall_any@10", "mrr@10", "ndcg@10")}
+    return {"n_questions": 2, "arms": {"dense": arm, "hybrid": arm, "hybrid+rerank": {"unavailable": "no model"}},
+            "hybrid_vs_dense": diff}
+
+
+def test_render_uses_the_result_numbers(tmp_path: Path) -> None:
+    metrics = {"base/shared": _block(0.625), "variant_vs_base": {}, "parsed_vs_shared": {}}
+    write_json(tmp_path / "eval_financebench.json", result_envelope({"k": 10}, metrics, corpus="abc"))
+    text = render_markdown(tmp_path)
+    assert "| dense | 0.625 [0.525, 0.675] |" in text
+    assert "hybrid+rerank | unavailable |" in text
+    assert "hybrid − dense (paired): recall@10 +0.125 [-0.050, +0.300]" in text
+    assert "Not run yet" in text  # the golden file is missing
