@@ -116,11 +116,18 @@ class EquiMindEngine:
         s = self.services
         rer = s.reranker
         degraded = [] if rer.available else [f"rerank: unavailable ({rer.unavailable_reason})"]
+        try:
+            embedder: dict[str, Any] = {"name": s.embedder.name, "dim": s.embedder.dim, "available": True}
+        except EquiMindError as exc:
+            embedder = {"name": self.settings.embed_model or "all-MiniLM-L6-v2", "available": False,
+                        "reason": str(exc)}
+            degraded.append(f"embedder: unavailable ({exc})")
         if self.settings.snapshot is None and not self.settings.sec_identity:
             degraded.append("sec_edgar: live calls refused (EQUIMIND_SEC_IDENTITY is not set)")
-        return Health(status="ok", mode="snapshot" if self.settings.snapshot else "live",
+        status = "ok" if embedder["available"] else "degraded"
+        return Health(status=status, mode="snapshot" if self.settings.snapshot else "live",
                       snapshot=str(self.settings.snapshot) if self.settings.snapshot else None,
-                      store=s.docstore.counts(), embedder={"name": s.embedder.name, "dim": s.embedder.dim},
+                      store=s.docstore.counts(), embedder=embedder,
                       reranker={"name": rer.name, "available": rer.available, "reason": rer.unavailable_reason},
                       provider=self.settings.provider, degraded=degraded)
 

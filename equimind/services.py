@@ -5,6 +5,7 @@ Interfaces (CLI, API, MCP) call ``open_services``; nothing here is module-level 
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,7 @@ class Services:
     _reranker: Reranker | None = None
     _tokenizer: Tokenizer | None = None
     _cache: dict[str, Any] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def embedder(self) -> Embedder:
@@ -58,11 +60,12 @@ class Services:
         return self._tokenizer
 
     def searcher(self) -> HybridSearcher:
-        if "searcher" not in self._cache:
-            from equimind.retrieval.search import HybridSearcher
+        with self._lock:  # concurrent first searches must not build competing indexes over the same files
+            if "searcher" not in self._cache:
+                from equimind.retrieval.search import HybridSearcher
 
-            self._cache["searcher"] = HybridSearcher(self.settings, self.docstore, self.vectors, self.sparse,
-                                                     self.embedder, self.reranker)
+                self._cache["searcher"] = HybridSearcher(self.settings, self.docstore, self.vectors, self.sparse,
+                                                         self.embedder, self.reranker)
         searcher: HybridSearcher = self._cache["searcher"]
         return searcher
 

@@ -202,11 +202,9 @@ def serve(
     """Serve the REST API, the SSE stream and the web dashboard."""
 
     def body() -> None:
-        import uvicorn
+        from equimind.interfaces.api import run_server
 
-        from equimind.interfaces.api import create_app
-
-        uvicorn.run(create_app(build_settings(home, snapshot)), host=host, port=port, log_level="info")
+        run_server(build_settings(home, snapshot), host=host, port=port)
 
     run_guarded(body)
 

@@ -136,7 +136,8 @@ class HybridSearcher:
         with timer.stage("fusion"):
             candidates = self._fuse(mode, dense, bm25)
         with timer.stage("hydrate"):
-            need = max(top_k, self.settings.rerank_top_n) if mode == "hybrid+rerank" else top_k
+            rerankable = mode == "hybrid+rerank" and self.reranker is not None and self.reranker.available
+            need = max(top_k, self.settings.rerank_top_n) if rerankable else top_k
             candidates, passages = self._hydrate(candidates, need)
         degraded: list[str] = []
         if mode == "hybrid+rerank":
