@@ -56,7 +56,7 @@ def test_health_reports_real_component_status(client: TestClient) -> None:
     assert h["status"] == "ok"
     assert h["mode"] == "snapshot" and h["snapshot"]
     assert h["store"]["documents"] == 1 and h["store"]["indexed"] == 1 and h["store"]["chunks"] > 100
-    assert h["embedder"] == {"name": "hash-384", "dim": 384}
+    assert h["embedder"] == {"name": "hash-384", "dim": 384, "available": True}
     assert h["reranker"]["name"] == "word-overlap" and h["reranker"]["available"] is True
     assert h["provider"] == "offline"
 
