@@ -34,7 +34,7 @@ lint: install
 	$(BIN)/mypy equimind
 
 eval: install
-	EQUIMIND_SHARED=$(SHARED) $(BIN)/python -m equimind.interfaces.cli eval all
+	EQUIMIND_SHARED=$(SHARED) $(BIN)/equimind eval all
 
 clean:
 	rm -rf .equimind_cache

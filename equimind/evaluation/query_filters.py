@@ -31,7 +31,7 @@ _SUFFIXES = re.compile(
     r"\.com\b",
     re.IGNORECASE,
 )
-_YEAR = re.compile(r"(?<![\d$.,])(?:FY\s?|fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})(?![\d,])", re.IGNORECASE)
+_YEAR = re.compile(r"(?<![\d$.,])(?:FY\s?|fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})(?!\d|[,.]\d)", re.IGNORECASE)
 _SHORT_FY = re.compile(r"\bFY\s?'?(\d{2})\b", re.IGNORECASE)
 _COMMON_WORDS = frozenset(
     ["block", "target", "apple", "visa", "gap", "square", "ball", "meta", "oracle", "general", "best", "shell",
@@ -78,9 +78,10 @@ def company_aliases(company: str | None) -> tuple[str, ...]:
 
 
 def _alias_pattern(alias: str) -> re.Pattern[str]:
-    body = r"\s+".join(re.escape(w) for w in alias.split())
+    # words may be separated by spaces or hyphens ("Coca-Cola" = "Coca Cola")
+    body = r"[\s-]+".join(re.escape(w) for w in re.split(r"[\s-]+", alias) if w)
     pattern = rf"(?<![\w-]){body}(?:'s)?(?![\w-])"
-    one_word_common = " " not in alias and alias.lower() in _COMMON_WORDS
+    one_word_common = re.search(r"[\s-]", alias) is None and alias.lower() in _COMMON_WORDS
     if one_word_common:
         # a proper noun: "Block" or "BLOCK", never "block"
         return re.compile(rf"(?<![\w-])(?:{re.escape(alias[0].upper() + alias[1:])}|{re.escape(alias.upper())})"

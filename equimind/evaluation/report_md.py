@@ -26,6 +26,26 @@ two arms or two stores are paired bootstraps over the same questions. Arms: `den
 the top 50 of each leg), `hybrid+rerank` (cross-encoder; reported unavailable when its model is not installed).
 Store variants: `base` embeds each child chunk's exact text; `context` embeds it under a one-line header with the
 document title and section (`equimind.ingest.chunk.embedding_text`); chunks, BM25 and citations are identical.
+Settings: *shared* = every document in one index and no filter; *shared + parsed filter* = the same index, filtered
+by the company / fiscal-year words of the question itself (`equimind/evaluation/query_filters.py`, vocabulary from the
+stored documents' metadata, never from gold data); *single* = filtered to the question's document (FinanceBench) or
+tickers (golden set).
+
+Reproduce (stores are cached under `.equimind_cache/eval/`; the first FinanceBench ingest parses 24 PDFs and embeds
+~13k chunks per store variant, 20–40 min on 2 cores):
+
+    equimind eval retrieval --benchmark financebench --data ../shared/benchmarks/financebench \
+        --variants base,context --json benchmarks/results/eval_financebench.json
+    equimind eval golden --variants base,context --json benchmarks/results/eval_golden.json
+    equimind eval answers --json benchmarks/results/eval_answers.json
+    equimind eval docs          # this file, from the three JSON files
+    equimind eval gate          # CI subset vs equimind/evaluation/data/baseline_ci.json
+
+The CI gate (`tests/evaluation/test_eval_regression.py`, marked slow) ingests five small recorded filings with the
+real embedder and fails when a tracked metric (recall/MRR/nDCG@10 of dense, bm25, hybrid; shared store) falls below
+the committed baseline by more than the noise floor of one question (1/n).
+The naive reference in `../shared/benchmarks/financebench/README.md` (shared store, recall@10: dense 0.370, bm25
+0.087, hybrid 0.196; single store: 0.522 / 0.370 / 0.500) is what the `base` rows should roughly reproduce.
 """
 
 

@@ -88,7 +88,12 @@ def _main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log to 
 
 
 def _register() -> None:
-    from equimind.interfaces import cli_backtest, cli_commands, cli_research  # noqa: F401  (register commands)
+    from equimind.interfaces import (  # noqa: F401  (register commands)
+        cli_backtest,
+        cli_commands,
+        cli_eval,
+        cli_research,
+    )
 
 
 def main() -> None:

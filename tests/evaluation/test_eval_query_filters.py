@@ -63,3 +63,13 @@ def test_tickers_and_short_names_match() -> None:
 def test_no_company_gives_an_empty_filter() -> None:
     parser = QueryFilterParser.from_documents(DOCS)
     assert parser.parse("What was the FY2019 revenue?").is_empty()
+
+
+def test_hyphens_and_spaces_are_interchangeable_in_names() -> None:
+    parser = QueryFilterParser.from_documents([_doc("ko", "Coca-Cola", fiscal_year="2017")])
+    assert parser.parse("What is the FY2017 ROA for Coca Cola?").doc_ids == ("ko",)
+
+
+def test_years_followed_by_punctuation_are_read() -> None:
+    assert mentioned_years("in FY2023, FY2022 and FY2021.") == {2021, 2022, 2023}
+    assert mentioned_years("2,018.5 and 2018.5") == set()
