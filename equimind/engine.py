@@ -139,13 +139,19 @@ class EquiMindEngine:
             raise ConfigError(f"ticker {ticker!r} is not valid; use a symbol like NVDA")
         if t in self.services.docstore.known_tickers(only_indexed=False):
             return t
+        resolver: Any = None
         try:
-            self._resolver().resolve(t)
+            resolver = self._resolver()  # the live client refuses to start without an SEC identity
+            resolver.resolve(t)
         except NotFoundError as exc:
             raise NotFoundError(f"unknown ticker {t}: not in the store nor in the SEC ticker map ({exc}); "
                                 "check the symbol") from exc
         except EquiMindError as exc:
             log.warning("could not check ticker %s against the SEC map: %s", t, exc)
+        finally:
+            close = getattr(resolver, "close", None)
+            if callable(close):
+                close()  # the live SEC client holds an HTTP connection pool
         return t
 
     def _resolver(self) -> Any:

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import logging
 import time
+from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from equimind.errors import ConfigError
 from equimind.models import (
     Degradation,
     EvidenceNode,
@@ -64,8 +66,6 @@ class ResearchRun:
     def __init__(self, engine: EquiMindEngine, ticker: str, question: str, as_of: date,
                  on_event: EventSink | None) -> None:
         if not question.strip():
-            from equimind.errors import ConfigError
-
             raise ConfigError("the question is empty; ask something, e.g. \"Should I invest in NVIDIA?\"")
         self.engine = engine
         self.services = engine.services
@@ -114,7 +114,8 @@ class ResearchRun:
         """DB-first figures: reuse the market report computed by an earlier run for the same ticker and as-of."""
         from equimind.market import MarketReport
 
-        raw = self._figure_cache().get(self.ticker, self.as_of, self._mode)
+        with closing(self._figure_cache()) as cache:
+            raw = cache.get(self.ticker, self.as_of, self._mode)
         if raw is not None:
             self.set_report(MarketReport.model_validate_json(raw), store=False)
             self.emit("figures", f"reused {len(self.figures())} stored figures computed for as-of {self.as_of}")
@@ -123,7 +124,8 @@ class ResearchRun:
         self.state.report = report
         self.state.company = report.company or self.state.company
         if store:
-            self._figure_cache().put(self.ticker, self.as_of, self._mode, report.model_dump_json())
+            with closing(self._figure_cache()) as cache:
+                cache.put(self.ticker, self.as_of, self._mode, report.model_dump_json())
 
     def _llm_model(self) -> Any:
         from equimind.agents.llm_factory import model_for_settings
@@ -235,7 +237,8 @@ class ResearchRun:
         names = sorted(kinds)
         if self.state.report is not None:
             names += [f.id for f in self.state.report.figures() if f.value is not None]
-            names.append("companyfacts") if self.state.report.fundamentals else None
+            if self.state.report.fundamentals:
+                names.append("companyfacts")
         return names
 
     def _critic(self, it: int, critic: Any, entry: IterationLog) -> CriticVerdict:
