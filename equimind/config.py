@@ -55,6 +55,13 @@ class Settings(BaseSettings):
     dense_top_k: int = 50
     bm25_top_k: int = 50
     rrf_k: int = 60
+    rrf_dense_weight: float = 1.0
+    rrf_bm25_weight: float = 1.0
+    collapse_parents: bool = Field(default=False, description="Keep only the best-ranked child of each parent, so the "
+                                   "top k hits are k distinct parent passages (measured trade-off: "
+                                   "docs/evaluation.md).")
+    auto_filter: bool = Field(default=True, description="Parse company / fiscal-year words of a query into a filter "
+                              "when the caller gives none (retrieval/query_filters.py).")
     rerank_model: str = "cross-encoder/ms-marco-MiniLM-L6-v2"
     rerank_top_n: int = 50
     top_k: int = 10
@@ -95,6 +102,19 @@ class Settings(BaseSettings):
         if v <= 0:
             raise ValueError("must be a positive integer")
         return v
+
+    @field_validator("rrf_dense_weight", "rrf_bm25_weight")
+    @classmethod
+    def _weight(cls, v: float) -> float:
+        if not 0.0 <= v <= 10.0:
+            raise ValueError("RRF leg weights must lie in [0, 10] (0 switches a leg off in hybrid mode)")
+        return v
+
+    @model_validator(mode="after")
+    def _some_leg(self) -> Settings:
+        if self.rrf_dense_weight == 0.0 and self.rrf_bm25_weight == 0.0:
+            raise ValueError("rrf_dense_weight and rrf_bm25_weight are both 0; set at least one above 0")
+        return self
 
     @field_validator("max_iterations")
     @classmethod

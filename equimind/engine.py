@@ -79,9 +79,16 @@ class EquiMindEngine:
 
     # --- read paths ---------------------------------------------------------------------------------------------
     def search(self, query: str, flt: FilterSpec | None = None, mode: str | None = None,
-               top_k: int | None = None) -> SearchResult:
+               top_k: int | None = None, auto_filter: bool | None = None) -> SearchResult:
+        """Hybrid search. With no filter given and ``auto_filter`` (default: Settings.auto_filter), the companies and
+        fiscal years the query names become the filter, and the result says so (``SearchResult.auto_filter``)."""
         if not query.strip():
             raise ConfigError("the query is empty; give some words to search for")
+        use_auto = self.settings.auto_filter if auto_filter is None else auto_filter
+        if use_auto and (flt is None or flt.is_empty()):
+            parsed = self.services.filter_parser().explain(query)
+            result = self.services.searcher().search(query, parsed.spec, mode=mode, top_k=top_k)
+            return result.model_copy(update={"auto_filter": parsed.describe()})
         return self.services.searcher().search(query, flt, mode=mode, top_k=top_k)
 
     def passage(self, doc_id: str, start: int, end: int, context: int = 400) -> Passage:
@@ -124,7 +131,15 @@ class EquiMindEngine:
             degraded.append(f"embedder: unavailable ({exc})")
         if self.settings.snapshot is None and not self.settings.sec_identity:
             degraded.append("sec_edgar: live calls refused (EQUIMIND_SEC_IDENTITY is not set)")
-        status = "ok" if embedder["available"] else "degraded"
+        from equimind.ingest.embed_format import REINDEX_FIX, EmbeddingStamp, mismatch, parse_format, read_stamp
+
+        stored = read_stamp(s.docstore)
+        embedder["text_format"] = s.text_format
+        embedder["stored"] = stored.as_dict() if stored is not None else None
+        why = mismatch(stored, EmbeddingStamp(embedder=embedder["name"], text_format=parse_format(s.text_format)))
+        if why is not None:
+            degraded.append(f"embeddings: {why}; {REINDEX_FIX}")
+        status = "ok" if embedder["available"] and why is None else "degraded"
         return Health(status=status, mode="snapshot" if self.settings.snapshot else "live",
                       snapshot=str(self.settings.snapshot) if self.settings.snapshot else None,
                       store=s.docstore.counts(), embedder=embedder,

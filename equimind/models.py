@@ -235,6 +235,8 @@ class SearchResult(BaseModel):
     mode: str
     filters: dict[str, Any]
     hits: list[SearchHit]
+    auto_filter: str | None = Field(default=None, description="How the filter was parsed from the query's own "
+                                    "company / fiscal-year words (None: the caller's filter, or auto-filter off).")
     degraded: list[str] = Field(default_factory=list)
     timings_ms: dict[str, float] = Field(default_factory=dict)
 
@@ -319,6 +321,8 @@ class AgenticRAGReport(BaseModel):
     curated_nodes: int
     discarded_nodes: int
     log: list[IterationLog] = Field(default_factory=list)
+    # the answerability check's verdict (equimind/answerability_check.py, ADR 0006); None when it did not run
+    answerability: dict[str, Any] | None = None
 
 
 class JudgeSynthesis(BaseModel):

@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Any
 from equimind.config import Settings
 
 if TYPE_CHECKING:
-    from equimind.ingest.pipeline import IngestPipeline
+    from equimind.ingest.pipeline import IngestPipeline, Progress
+    from equimind.ingest.reindex import ReindexReport
     from equimind.protocols import Embedder, Reranker, Tokenizer
+    from equimind.retrieval.query_filters import StoreFilterParser
     from equimind.retrieval.search import HybridSearcher
     from equimind.store.docstore import DocStore
     from equimind.store.sparse import BM25Index
@@ -31,6 +33,9 @@ class Services:
     _embedder: Embedder | None = None
     _reranker: Reranker | None = None
     _tokenizer: Tokenizer | None = None
+    # embedding-text format written by pipeline() and expected by searcher(); the literal of
+    # embed_format.PRODUCT_FORMAT (importing it here would load numpy on `import equimind.services`)
+    text_format: str = "title-section-v1"
     _cache: dict[str, Any] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -65,9 +70,19 @@ class Services:
                 from equimind.retrieval.search import HybridSearcher
 
                 self._cache["searcher"] = HybridSearcher(self.settings, self.docstore, self.vectors, self.sparse,
-                                                         self.embedder, self.reranker)
+                                                         self.embedder, self.reranker, text_format=self.text_format)
         searcher: HybridSearcher = self._cache["searcher"]
         return searcher
+
+    def filter_parser(self) -> StoreFilterParser:
+        """Company / fiscal-year words of a query -> filter, over this store's documents (rebuilt as they change)."""
+        with self._lock:
+            if "filter_parser" not in self._cache:
+                from equimind.retrieval.query_filters import StoreFilterParser
+
+                self._cache["filter_parser"] = StoreFilterParser(self.docstore)
+        parser: StoreFilterParser = self._cache["filter_parser"]
+        return parser
 
     def pipeline(self) -> IngestPipeline:
         from equimind.ingest.chunk import ParentChildChunker
@@ -76,12 +91,22 @@ class Services:
         chunker = ParentChildChunker(self.tokenizer, child_tokens=self.settings.child_tokens,
                                      parent_tokens=self.settings.parent_tokens)
         return IngestPipeline(self.docstore, self.vectors, self.sparse, self.embedder, chunker,
-                              batch_size=self.settings.embed_batch_size)
+                              text_format=self.text_format, batch_size=self.settings.embed_batch_size)
+
+    def reindex(self, progress: Progress | None = None, *, force: bool = False) -> ReindexReport:
+        """Re-embed every stored chunk as ``text_format`` with the current embedder (see ``ingest/reindex.py``)."""
+        from equimind.ingest.reindex import Reindexer
+
+        reindexer = Reindexer(self.docstore, self.vectors, self.embedder, self.sparse.root or self.settings.bm25_path,
+                              text_format=self.text_format, batch_size=self.settings.embed_batch_size)
+        return reindexer.run(progress, force=force) if progress is not None else reindexer.run(force=force)
 
 
 def open_services(settings: Settings, *, embedder: Embedder | None = None, reranker: Reranker | None = None,
-                  tokenizer: Tokenizer | None = None) -> Services:
-    """Open (creating if needed) the stores under ``settings.home``."""
+                  tokenizer: Tokenizer | None = None, text_format: str | None = None) -> Services:
+    """Open (creating if needed) the stores under ``settings.home``. ``text_format``: the embedding-text format
+    (``equimind.ingest.embed_format``) to ingest and search with; default: the product format."""
+    from equimind.ingest.embed_format import PRODUCT_FORMAT, parse_format
     from equimind.store.docstore import DocStore
     from equimind.store.sparse import BM25Index
     from equimind.store.vectors import ChromaVectorStore
@@ -93,4 +118,5 @@ def open_services(settings: Settings, *, embedder: Embedder | None = None, reran
     else:
         vectors = ChromaVectorStore.persistent(settings.chroma_path, settings=settings)
     sparse = BM25Index(settings.bm25_path)
-    return Services(settings, docstore, vectors, sparse, embedder, reranker, tokenizer)
+    fmt = parse_format(text_format or PRODUCT_FORMAT).value
+    return Services(settings, docstore, vectors, sparse, embedder, reranker, tokenizer, fmt)

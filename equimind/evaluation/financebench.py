@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 from equimind.config import Settings
 from equimind.errors import NotFoundError
 from equimind.evaluation.metrics import EvidencePage, judge_pages
-from equimind.evaluation.query_filters import QueryFilterParser
 from equimind.evaluation.runner import EvalQuery, open_variant_store, stored_documents
 from equimind.models import Document, FilterSpec, SearchHit
+from equimind.retrieval.query_filters import QueryFilterParser
 
 if TYPE_CHECKING:
     from equimind.protocols import Embedder, Reranker, Tokenizer

@@ -23,9 +23,9 @@ from typing import Any
 
 from equimind.errors import NotFoundError, ParseError
 from equimind.evaluation.metrics import Judgement
-from equimind.evaluation.query_filters import QueryFilterParser
 from equimind.evaluation.runner import EvalQuery
 from equimind.models import Document, FilterSpec, SearchHit
+from equimind.retrieval.query_filters import QueryFilterParser
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ the top 50 of each leg), `hybrid+rerank` (cross-encoder; reported unavailable wh
 Store variants: `base` embeds each child chunk's exact text; `context` embeds it under a one-line header with the
 document title and section (`equimind.ingest.chunk.embedding_text`); chunks, BM25 and citations are identical.
 Settings: *shared* = every document in one index and no filter; *shared + parsed filter* = the same index, filtered
-by the company / fiscal-year words of the question itself (`equimind/evaluation/query_filters.py`, vocabulary from the
+by the company / fiscal-year words of the question itself (`equimind/retrieval/query_filters.py`, vocabulary from the
 stored documents' metadata, never from gold data); *single* = filtered to the question's document (FinanceBench) or
 tickers (golden set).
 

@@ -138,16 +138,23 @@ def evaluate(searcher: Searcher, queries: Sequence[EvalQuery], arms: Sequence[st
 STORE_VARIANTS: tuple[str, ...] = ("base", "context")
 
 
-def embed_text_fn(variant: str) -> Callable[[Chunk, Document], str] | None:
-    """The text embedded per child for a store variant: ``base`` the chunk text itself (None), ``context`` the chunk
-    under a one-line header of document title and section (``equimind.ingest.chunk.embedding_text``)."""
-    if variant == "base":
-        return None
-    if variant == "context":
-        from equimind.ingest.chunk import embedding_text
+VARIANT_FORMATS: dict[str, str] = {"base": "chunk-text-v0", "context": "title-section-v1"}
+"""Embedding-text format (``equimind.ingest.embed_format``) of each store variant."""
 
-        return lambda c, d: embedding_text(c, d.title)
-    raise ValueError(f"unknown store variant {variant!r}; valid: {', '.join(STORE_VARIANTS)}")
+
+def variant_format(variant: str) -> str:
+    """``base``: the chunk text itself (``chunk-text-v0``); ``context``: the chunk under a one-line header of document
+    title and section (``title-section-v1``, the product format)."""
+    if variant not in VARIANT_FORMATS:
+        raise ValueError(f"unknown store variant {variant!r}; valid: {', '.join(STORE_VARIANTS)}")
+    return VARIANT_FORMATS[variant]
+
+
+def embed_text_fn(variant: str) -> Callable[[Chunk, Document], str]:
+    """The text embedded per child for a store variant (see :func:`variant_format`)."""
+    from equimind.ingest.embed_format import embed_text_for
+
+    return embed_text_for(variant_format(variant))
 
 
 def stored_documents(services: Services) -> list[Document]:
@@ -161,22 +168,38 @@ def open_variant_store(settings: Settings, variant: str, documents: Callable[[],
                        reranker: Reranker | None = None, tokenizer: Tokenizer | None = None,
                        ) -> tuple[Services, dict[str, Any]]:
     """Open the store under ``settings.home``; when ``complete(stored docs)`` is False, ingest ``documents()`` with
-    the variant's embedding text. Returns the services and an ingest summary (``cached`` True when nothing ran)."""
-    from equimind.ingest.chunk import ParentChildChunker
-    from equimind.ingest.pipeline import IngestPipeline
+    the variant's embedding text. Returns the services and an ingest summary (``cached`` True when nothing ran).
+
+    The store's embedding stamp must match the variant: an unstamped store under the variant's home was built by
+    this harness before stamps existed, with the variant's embedding text, so it is stamped as such; a store stamped
+    otherwise (another embedder) is re-embedded first."""
     from equimind.services import open_services
 
-    embed_text = embed_text_fn(variant)
-    services = open_services(settings, embedder=embedder, reranker=reranker, tokenizer=tokenizer)
+    services = open_services(settings, embedder=embedder, reranker=reranker, tokenizer=tokenizer,
+                             text_format=variant_format(variant))
+    stamp = _align_stamp(services, variant)
     if complete(stored_documents(services)):
-        return services, {"cached": True}
+        return services, {"cached": True, **stamp}
     t0 = time.perf_counter()
-    chunker = ParentChildChunker(services.tokenizer, child_tokens=settings.child_tokens,
-                                 parent_tokens=settings.parent_tokens)
-    pipeline = IngestPipeline(services.docstore, services.vectors, services.sparse, services.embedder, chunker,
-                              embed_text=embed_text, batch_size=settings.embed_batch_size)
-    report = pipeline.run(documents())
-    summary = {"cached": False, "seconds": round(time.perf_counter() - t0, 1), "variant": variant,
+    report = services.pipeline().run(documents())
+    summary = {"cached": False, "seconds": round(time.perf_counter() - t0, 1), "variant": variant, **stamp,
                **report.model_dump(mode="json")}
     log.info("evaluation store %s ingested: %s", settings.home, summary)
     return services, summary
+
+
+def _align_stamp(services: Services, variant: str) -> dict[str, Any]:
+    """Make the variant store's embedding stamp agree with the variant (see ``open_variant_store``)."""
+    from equimind.ingest.embed_format import EmbeddingStamp, mismatch, parse_format, read_stamp
+
+    stored = read_stamp(services.docstore)
+    wanted = EmbeddingStamp(embedder=services.embedder.name, text_format=parse_format(services.text_format))
+    if stored is not None and stored.legacy:
+        log.info("evaluation store %s (%s) has no embedding stamp; stamping it %s", services.settings.home, variant,
+                 wanted.text_format.value)
+        services.docstore.set_embedding_stamp(wanted.embedder or "", wanted.text_format.value)
+        return {"stamp": "adopted"}
+    if mismatch(stored, wanted) is not None:
+        report = services.reindex()
+        return {"stamp": "reindexed", "reindex_seconds": report.seconds}
+    return {}

@@ -5,6 +5,11 @@ Crash safety: a document is written together with its parents and chunks in one 
 anywhere in between leaves a ``pending`` document that the next run completes (missing vectors only), so the store
 converges to exactly what a clean run produces. The BM25 index is rebuilt from the indexed chunks after a batch that
 changed anything and swapped in atomically.
+
+Embedding text: each child is embedded as its ``text_format`` says (``equimind.ingest.embed_format``); the store's
+embedding stamp records (embedder, format). An empty store takes the pipeline's stamp before anything is written; a
+store stamped otherwise (or a legacy, unstamped one) makes ``run()`` raise ``ConfigError`` before anything is written,
+so vectors of two formats are never mixed — ``equimind reindex`` converts the store.
 """
 
 from __future__ import annotations
@@ -17,7 +22,17 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from equimind.errors import EquiMindError
+from equimind.errors import ConfigError, EquiMindError
+from equimind.ingest.embed_format import (
+    PRODUCT_FORMAT,
+    REINDEX_FIX,
+    EmbeddingStamp,
+    EmbedFormat,
+    embed_text_for,
+    mismatch,
+    parse_format,
+    read_stamp,
+)
 from equimind.models import Chunk, Document, Parent
 from equimind.protocols import Embedder
 
@@ -55,6 +70,7 @@ class IngestReport(BaseModel):
     embeddings_computed: int = 0
     bm25_rebuilt: bool = False
     embedder: str = ""
+    text_format: str = ""
     timings_s: dict[str, float] = Field(default_factory=dict)
 
     def merge_timing(self, stage: str, seconds: float) -> None:
@@ -69,7 +85,7 @@ class IngestPipeline:
     """Stores Documents: chunk, embed, write docstore + vectors, rebuild BM25."""
 
     def __init__(self, docstore, vectors, sparse, embedder: Embedder, chunker: _Chunker,  # type: ignore[no-untyped-def]
-                 *, embed_text: Callable[[Chunk, Document], str] | None = None, batch_size: int = 64) -> None:
+                 *, text_format: str | EmbedFormat = PRODUCT_FORMAT, batch_size: int = 64) -> None:
         if batch_size <= 0:
             raise ValueError("batch_size must be a positive integer")
         self._docstore = docstore
@@ -77,12 +93,31 @@ class IngestPipeline:
         self._sparse = sparse
         self._embedder = embedder
         self._chunker = chunker
-        self._embed_text = embed_text or (lambda c, d: c.text)
+        self.text_format = parse_format(text_format)
+        self._embed_text = embed_text_for(self.text_format)
         self._batch = batch_size
+
+    @property
+    def stamp(self) -> EmbeddingStamp:
+        """What this pipeline's vectors are: (embedder name, embedding-text format)."""
+        return EmbeddingStamp(embedder=self._embedder.name, text_format=self.text_format)
+
+    def check_store(self) -> None:
+        """Stamp an empty store with this pipeline's format; raise ``ConfigError`` (writing nothing) when the store's
+        vectors were made another way. A legacy store of the same format is stamped with this embedder."""
+        stored = read_stamp(self._docstore)
+        wanted = self.stamp
+        why = mismatch(stored, wanted)
+        if why is not None:
+            raise ConfigError(f"the store's embeddings are {why}: ingesting would mix two kinds of vectors; "
+                              f"{REINDEX_FIX} to re-embed the store as {wanted.text_format.value} first")
+        if stored is None or stored.legacy:
+            self._docstore.set_embedding_stamp(wanted.embedder or "", wanted.text_format.value)
 
     def run(self, items: Iterable[Document | SourceFailure], progress: Progress = _noop,
             total: int | None = None) -> IngestReport:
-        report = IngestReport(embedder=self._embedder.name)
+        self.check_store()
+        report = IngestReport(embedder=self._embedder.name, text_format=self.text_format.value)
         changed = False
         for item in items:
             if isinstance(item, SourceFailure):

@@ -283,7 +283,7 @@ def _add_routes(app: FastAPI) -> None:
             if unknown:
                 raise ApiError(404, f"no stored documents for ticker(s) {', '.join(unknown)}",
                                f"tickers with stored documents: {', '.join(sorted(stored)) or 'none yet'}")
-        result = engine.search(body.query, flt, mode=body.mode, top_k=body.top_k)
+        result = engine.search(body.query, flt, mode=body.mode, top_k=body.top_k, auto_filter=body.auto_filter)
         return _json(result)  # already a validated SearchResult: serialise once, skip re-validation
 
     @app.get(f"{API}/documents", tags=["evidence"])

@@ -67,6 +67,9 @@ def search(
     source: Annotated[list[str] | None, typer.Option("--source", help="sec_edgar | yahoo_finance | local.")] = None,
     mode: Annotated[str | None, typer.Option("--mode", help="dense | bm25 | hybrid | hybrid+rerank.")] = None,
     k: Annotated[int | None, typer.Option("-k", "--top-k", help="Number of passages (default 10).")] = None,
+    auto_filter: Annotated[bool, typer.Option(
+        "--auto-filter/--no-auto-filter",
+        help="With no filter option given, restrict to the companies and fiscal years the query names.")] = True,
     home: HomeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -95,10 +98,54 @@ def search(
             raise NotFoundError(f"no stored documents for ticker(s) {', '.join(unknown)}; stored: "
                                 f"{', '.join(sorted(known)) or 'none'}. Ingest first: equimind ingest --tickers "
                                 f"{','.join(unknown)} [--snapshot DIR]")
-        result = services.searcher().search(query, flt, mode=mode, top_k=k)
+        from equimind.engine import EquiMindEngine
+
+        result = EquiMindEngine(services).search(query, flt, mode=mode, top_k=k, auto_filter=auto_filter)
         if as_json:
             emit_json(result)
         else:
             render.search_result(result)
+
+    run_guarded(body)
+
+
+@app.command()
+def reindex(
+    home: HomeOpt = None,
+    force: Annotated[bool, typer.Option("--force", help="Re-embed even if the store is already up to date.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Re-embed every stored chunk with the current embedder and embedding-text format (after an upgrade)."""
+
+    def body() -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        from equimind.interfaces import render
+        from equimind.services import open_services
+
+        services = open_services(build_settings(home))
+        bar = Progress(TextColumn("{task.description:<11}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                       console=render.err_console, disable=as_json)
+        with bar:
+            tasks = {"documents": bar.add_task("documents", total=None),
+                     "embeddings": bar.add_task("embeddings", total=None)}
+
+            def progress(stage: str, advance: int, total: int | None) -> None:
+                bar.update(tasks[stage], advance=advance, total=total)
+
+            report = services.reindex(progress, force=force)
+        if as_json:
+            emit_json(report)
+            return
+        before = report.previous or {}
+        if not report.reindexed:
+            state = "already" if before else "empty, so it is now stamped"
+            render.console.print(f"nothing to re-embed: the store is {state} {report.text_format} "
+                                 f"({report.embedder})")
+            return
+        timings = ", ".join(f"{k} {v:.1f}s" for k, v in report.timings_s.items())
+        render.console.print(f"re-embedded {report.chunks} chunks of {report.documents} documents: "
+                             f"{before.get('text_format')} ({before.get('embedder') or 'unknown embedder'}) -> "
+                             f"{report.text_format} ({report.embedder}) in {report.seconds:.1f}s; {timings}")
 
     run_guarded(body)

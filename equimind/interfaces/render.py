@@ -74,6 +74,8 @@ def ingest_report(report: IngestReport, mode: str) -> None:
 
 
 def search_result(result: SearchResult) -> None:
+    if result.auto_filter:
+        console.print(f"[cyan]auto filter:[/cyan] {result.auto_filter} (--no-auto-filter searches everything)")
     for d in result.degraded:
         console.print(f"[yellow]degraded:[/yellow] {d}")
     if not result.hits:

@@ -16,6 +16,7 @@ from typing import Any
 
 from equimind.config import RETRIEVAL_MODES, Settings
 from equimind.errors import ConfigError
+from equimind.ingest.embed_format import PRODUCT_FORMAT, REINDEX_FIX, EmbeddingStamp, mismatch, parse_format, read_stamp
 from equimind.models import FilterSpec, SearchHit, SearchResult, StageScores
 from equimind.protocols import Embedder, Reranker
 from equimind.retrieval.dense import dense_search
@@ -76,6 +77,7 @@ class HybridSearcher:
         embedder: Embedder,
         reranker: Reranker | None,
         exact_max_rows: int = 100_000,
+        text_format: str = PRODUCT_FORMAT.value,
     ) -> None:
         """``sparse``: the BM25 index handle bound to its directory (the searcher keeps it and the exact-search
         matrix beside it in step with the docstore), or a ready ``LocalIndexes``."""
@@ -94,6 +96,7 @@ class HybridSearcher:
         self.embedder = embedder
         self.reranker = reranker
         self.exact_max_rows = exact_max_rows
+        self.expected_embedding = EmbeddingStamp(embedder=embedder.name, text_format=parse_format(text_format))
 
     @classmethod
     def open(cls, settings: Settings, embedder: Embedder, reranker: Reranker | None) -> HybridSearcher:
@@ -139,7 +142,7 @@ class HybridSearcher:
             rerankable = mode == "hybrid+rerank" and self.reranker is not None and self.reranker.available
             need = max(top_k, self.settings.rerank_top_n) if rerankable else top_k
             candidates, passages = self._hydrate(candidates, need)
-        degraded: list[str] = []
+        degraded: list[str] = self._embedding_degraded(mode)
         if mode == "hybrid+rerank":
             with timer.stage("rerank"):
                 candidates = self._rerank(query, candidates, passages, degraded)
@@ -154,7 +157,8 @@ class HybridSearcher:
         if mode == "bm25":
             return [_Candidate(cid, StageScores(bm25_rank=r, bm25_score=s)) for r, (cid, s) in enumerate(bm25, 1)]
         dense_score, bm25_score = dict(dense), dict(bm25)
-        fused = rrf_fuse([[c for c, _ in dense], [c for c, _ in bm25]], k=self.settings.rrf_k)
+        fused = rrf_fuse([[c for c, _ in dense], [c for c, _ in bm25]], k=self.settings.rrf_k,
+                         weights=(self.settings.rrf_dense_weight, self.settings.rrf_bm25_weight))
         return [
             _Candidate(f.id, StageScores(dense_rank=f.ranks[0], dense_score=dense_score.get(f.id),
                                          bm25_rank=f.ranks[1], bm25_score=bm25_score.get(f.id), rrf_score=f.score))
@@ -163,16 +167,24 @@ class HybridSearcher:
 
     def _hydrate(self, candidates: list[_Candidate], need: int) -> tuple[list[_Candidate], dict[str, Passage]]:
         """Read the first ``need`` candidates whose document is indexed *now* (defence in depth against a status
-        change after the indexes were checked), all from one docstore snapshot."""
+        change after the indexes were checked). With ``collapse_parents`` a child whose parent is already held by a
+        better-ranked child is skipped: the hits are distinct parent passages, not near-copies of one page."""
         kept: list[_Candidate] = []
         passages: dict[str, Passage] = {}
+        parents: set[str] = set()
+        collapse = self.settings.collapse_parents
         pos = 0
         while len(kept) < need and pos < len(candidates):
             batch = candidates[pos : pos + need - len(kept)]
             pos += len(batch)
             got = self.docstore.passages([c.chunk_id for c in batch], only_indexed=True)
-            passages.update(got)
-            kept.extend(c for c in batch if c.chunk_id in got)
+            for c in batch:
+                p = got.get(c.chunk_id)
+                if p is None or (collapse and p.chunk.parent_id in parents):
+                    continue
+                parents.add(p.chunk.parent_id)
+                passages[c.chunk_id] = p
+                kept.append(c)
         return kept, passages
 
     def _rerank(self, query: str, candidates: list[_Candidate], passages: dict[str, Passage],
@@ -201,6 +213,13 @@ class HybridSearcher:
         rest = [_Candidate(c.chunk_id, c.scores.model_copy(update={"rerank_status": "not reranked (below top_n)"}))
                 for c in tail]
         return [scored[i] for i in order] + rest
+
+    def _embedding_degraded(self, mode: str) -> list[str]:
+        """A note when the stored vectors were not made the way query vectors are (dense scores are unreliable)."""
+        if mode == "bm25":
+            return []
+        why = mismatch(read_stamp(self.docstore), self.expected_embedding)
+        return [f"embeddings: {why}; {REINDEX_FIX}"] if why is not None else []
 
     def _rerank_unavailable(self) -> str | None:
         if self.reranker is None:

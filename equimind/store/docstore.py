@@ -9,7 +9,9 @@ SQL ``substr``; measured at 20k chunks: 30 MB instead of 52 MB, hydrating 10 hit
 
 A document is ``pending`` until every one of its chunks has been embedded and stored, then ``indexed``; only indexed
 documents are searchable. The store keeps an *index stamp* (``index_stamp()``) that changes whenever the set of
-indexed chunks changes, so the derived search indexes (BM25, exact-search matrix) know when they are stale.
+indexed chunks changes (or their vectors are all re-embedded), so the derived search indexes (BM25, exact-search
+matrix) know when they are stale. The ``meta`` table also records the *embedding stamp* (embedder name and
+embedding-text format of the vectors, see ``equimind.ingest.embed_format``).
 """
 
 from __future__ import annotations
@@ -125,6 +127,28 @@ class DocStore:
         """Changes whenever the set of indexed chunks changes (also unique per database file)."""
         rows = dict(self._conn().execute("SELECT key, value FROM meta WHERE key IN ('instance', 'generation')"))
         return f"{rows['instance']}:{rows['generation']}"
+
+    # ------------------------------------------------------------------ embedding stamp
+    def embedding_stamp(self) -> tuple[str, str] | None:
+        """(embedder name, embedding-text format) the stored vectors were made with, if recorded."""
+        rows = dict(self._conn().execute(
+            "SELECT key, value FROM meta WHERE key IN ('embed_model', 'embed_text_format')"))
+        if "embed_model" not in rows or "embed_text_format" not in rows:
+            return None
+        return str(rows["embed_model"]), str(rows["embed_text_format"])
+
+    def set_embedding_stamp(self, embedder: str, text_format: str, *, bump_generation: bool = False) -> None:
+        """Record how the stored vectors were made. ``bump_generation`` (after re-embedding every vector) changes the
+        index stamp in the same transaction, so every searcher reloads its exact-search matrix."""
+        with self._write() as conn:
+            conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                             [("embed_model", embedder), ("embed_text_format", text_format)])
+            if bump_generation:
+                self._bump(conn)
+
+    def has_chunks(self) -> bool:
+        """Does the store hold any chunk (pending or indexed)?"""
+        return self._conn().execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
 
     # ------------------------------------------------------------------ documents
     def add_document(self, doc: Document) -> bool:

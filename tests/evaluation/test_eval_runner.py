@@ -7,8 +7,18 @@ from datetime import date
 import pytest
 
 from equimind.evaluation.metrics import Judgement
-from equimind.evaluation.runner import EvalQuery, compare, embed_text_fn, evaluate, run_arm
-from equimind.models import DocumentRef, FilterSpec, Origin, SearchHit, SearchResult, Source, StageScores
+from equimind.evaluation.runner import EvalQuery, compare, embed_text_fn, evaluate, run_arm, variant_format
+from equimind.models import (
+    Chunk,
+    Document,
+    DocumentRef,
+    FilterSpec,
+    Origin,
+    SearchHit,
+    SearchResult,
+    Source,
+    StageScores,
+)
 
 
 def _hit(rank: int, doc: str, start: int) -> SearchHit:
@@ -78,7 +88,13 @@ def test_evaluate_summarises_and_compares_hybrid_with_dense() -> None:
 
 
 def test_embed_text_variants() -> None:
-    assert embed_text_fn("base") is None
-    assert embed_text_fn("context") is not None
+    assert variant_format("base") == "chunk-text-v0" and variant_format("context") == "title-section-v1"
+    chunk = Chunk(id="c", doc_id="d", parent_id="p", start=0, end=5, parent_start=0, parent_end=5, section="Item 7",
+                  text="Sales", ticker="T", source=Source.LOCAL, form="10-K", filed_at=0)
+    doc = Document(id="d", source_key="k", ticker="T", cik=None, company=None, source=Source.LOCAL,
+                   origin=Origin.LOCAL_FILE, form="10-K", filed_at=None, period_end=None, url=None, title="T 10-K",
+                   text="Sales")
+    assert embed_text_fn("base")(chunk, doc) == "Sales"
+    assert embed_text_fn("context")(chunk, doc) == "T 10-K | Item 7\nSales"
     with pytest.raises(ValueError, match="valid"):
         embed_text_fn("nope")

@@ -56,7 +56,9 @@ def test_health_reports_real_component_status(client: TestClient) -> None:
     assert h["status"] == "ok"
     assert h["mode"] == "snapshot" and h["snapshot"]
     assert h["store"]["documents"] == 1 and h["store"]["indexed"] == 1 and h["store"]["chunks"] > 100
-    assert h["embedder"] == {"name": "hash-384", "dim": 384, "available": True}
+    stamp = {"embedder": "hash-384", "text_format": "title-section-v1", "legacy": False}
+    assert h["embedder"] == {"name": "hash-384", "dim": 384, "available": True, "text_format": "title-section-v1",
+                             "stored": stamp}
     assert h["reranker"]["name"] == "word-overlap" and h["reranker"]["available"] is True
     assert h["provider"] == "offline"
 
@@ -85,6 +87,24 @@ def test_search_returns_filtered_hits_whose_spans_round_trip(client: TestClient,
 def test_search_date_filter_excludes_the_filing(client: TestClient) -> None:
     res = client.post("/api/v1/search", json={"query": QUERY, "until": "2024-12-31"}).json()
     assert res["hits"] == []
+
+
+def test_search_parses_company_and_year_from_the_query_and_says_so(client: TestClient) -> None:
+    q = "What did NVIDIA say about export controls in fiscal 2025?"
+    auto = client.post("/api/v1/search", json={"query": q, "top_k": 3}).json()
+    assert auto["auto_filter"].startswith("filter parser from the query".replace("parser", "parsed"))
+    assert "NVIDIA" in auto["auto_filter"] and "fiscal 2025" in auto["auto_filter"]
+    assert auto["filters"]["doc_ids"] and all(h["document"]["ticker"] == "NVDA" for h in auto["hits"])
+    # a year the company has no document for does not narrow (the user may ask about a comparative year)
+    other = client.post("/api/v1/search", json={"query": "NVIDIA revenue in fiscal 2011", "top_k": 3}).json()
+    assert "fiscal" not in other["auto_filter"] and other["filters"]["doc_ids"] == auto["filters"]["doc_ids"]
+    off = client.post("/api/v1/search", json={"query": q, "top_k": 3, "auto_filter": False}).json()
+    assert off["auto_filter"] is None and off["filters"] == {}
+    nobody = client.post("/api/v1/search", json={"query": "export controls", "top_k": 3}).json()
+    assert nobody["filters"] == {} and "no stored company" in nobody["auto_filter"]
+    # an explicit filter is the caller's: nothing is parsed
+    given = client.post("/api/v1/search", json={"query": q, "tickers": ["NVDA"], "top_k": 3}).json()
+    assert given["auto_filter"] is None and given["filters"] == {"tickers": ["NVDA"]}
 
 
 @pytest.mark.parametrize(("body", "field", "needle"), [

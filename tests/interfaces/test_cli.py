@@ -22,7 +22,8 @@ def _run(*args: str, home: Path) -> tuple[int, str, str]:
 def test_help_lists_the_commands() -> None:
     res = runner.invoke(app, ["--help"])
     assert res.exit_code == 0
-    for cmd in ("ingest", "search", "research", "market", "memory", "verify-citation", "serve", "mcp", "audit"):
+    for cmd in ("ingest", "search", "research", "market", "memory", "verify-citation", "serve", "mcp", "audit",
+                "reindex"):
         assert cmd in res.stdout
 
 

@@ -74,7 +74,8 @@ async def _collect(s: ClientSession) -> dict[str, Any]:
     out["hits"] = found.structured_content["hits"]  # type: ignore[index]
     doc = hit["document"]["doc_id"]
     out["passage"] = (await s.call_tool("get_passage", {"doc_id": doc, "start": hit["start"], "end": hit["end"]}))
-    out["check"] = await s.call_tool("verify_citation", {"doc_id": doc, "quote": hit["text"][:100]})
+    # the whole chunk: its first 100 characters also occur earlier in the 10-K (boilerplate repeated 3 times)
+    out["check"] = await s.call_tool("verify_citation", {"doc_id": doc, "quote": hit["text"]})
     out["market"] = await s.call_tool("market_snapshot", {"ticker": "NVDA", "as_of": AS_OF})
     out["extra"] = await s.call_tool("search_filings", {"query": "gpu", "bogus": 1})
     out["ill_typed"] = await s.call_tool("get_passage", {"doc_id": doc, "start": "5", "end": 10})

@@ -73,6 +73,11 @@ def corpus_specs() -> list[tuple[str, str, date, list[str]]]:
     return specs
 
 
+TEXT_FORMAT = "chunk-text-v0"
+"""The embedding-text format of this corpus's vectors (``Stores.ingest`` embeds ``chunk.text``); searchers over it
+are built with ``text_format=TEXT_FORMAT``."""
+
+
 @dataclass
 class Stores:
     settings: Settings
@@ -100,6 +105,7 @@ def make_stores(home: Path) -> Stores:
     vectors = ChromaVectorStore.from_settings(settings)
     indexes = LocalIndexes(settings.bm25_path, docstore, vectors, embedder.dim, embedder.name)
     stores = Stores(settings, docstore, vectors, indexes, embedder, [], [])
+    docstore.set_embedding_stamp(embedder.name, TEXT_FORMAT)  # Stores.ingest embeds the bare chunk text
     for ticker, form, filed, topics in corpus_specs():
         stores.ingest(*build_doc(ticker, form, filed, topics))
     return stores

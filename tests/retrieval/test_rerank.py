@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from retrieval_corpus import Stores
+from retrieval_corpus import TEXT_FORMAT, Stores
 
 from equimind.errors import ConfigError
 from equimind.protocols import Reranker
@@ -61,7 +61,8 @@ def test_real_cross_encoder_path_scores_and_reorders(tiny_cross_encoder: Path, s
     assert scores == r.score("what drove revenue?", texts)  # deterministic
     assert len(set(scores)) > 1
 
-    searcher = HybridSearcher(stores.settings, stores.docstore, stores.vectors, stores.indexes, stores.embedder, r)
+    searcher = HybridSearcher(stores.settings, stores.docstore, stores.vectors, stores.indexes, stores.embedder, r,
+                              text_format=TEXT_FORMAT)
     res = searcher.search("supply chain constraints at foundry partners", mode="hybrid+rerank", top_k=10)
     assert not res.degraded and len(res.hits) == 10
     got = [h.scores.rerank_score for h in res.hits]

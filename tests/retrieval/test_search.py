@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from retrieval_corpus import Stores, build_doc
+from retrieval_corpus import TEXT_FORMAT, Stores, build_doc
 
 from equimind.config import RETRIEVAL_MODES
 from equimind.errors import ConfigError
@@ -16,7 +16,8 @@ from equimind.retrieval.search import HybridSearcher
 
 
 def searcher(s: Stores, reranker: Reranker | None = None, **kw: int) -> HybridSearcher:
-    return HybridSearcher(s.settings, s.docstore, s.vectors, s.indexes, s.embedder, reranker, **kw)
+    return HybridSearcher(s.settings, s.docstore, s.vectors, s.indexes, s.embedder, reranker, **kw,
+                          text_format=TEXT_FORMAT)
 
 
 def doc_text(s: Stores, doc_id: str) -> str:
@@ -173,3 +174,49 @@ def test_a_failing_reranker_degrades_visibly(stores: Stores) -> None:
     res = searcher(stores, Broken({})).search("cash flow", mode="hybrid+rerank", top_k=3)
     assert len(res.hits) == 3 and res.degraded and res.degraded[0].startswith("rerank: unavailable (failed:")
     assert all(h.scores.rerank_score is None for h in res.hits)
+
+
+def _with(s: Stores, **update: object) -> Stores:
+    from dataclasses import replace
+
+    return replace(s, settings=s.settings.model_copy(update=update))
+
+
+@pytest.mark.integration
+def test_rrf_leg_weights_change_the_fused_order_and_bm25_only_hits_sink(stores: Stores) -> None:
+    query = "export controls on advanced chips risk"
+    equal = searcher(stores).search(query, mode="hybrid", top_k=20)
+    dense_only = searcher(_with(stores, rrf_bm25_weight=0.0)).search(query, mode="hybrid", top_k=20)
+    # with the BM25 leg weighted 0 the fused order is the dense order, and documents only BM25 found come last
+    ranked = [h.scores.dense_rank for h in dense_only.hits if h.scores.dense_rank is not None]
+    assert ranked == sorted(ranked)
+    first_bm25_only = next((i for i, h in enumerate(dense_only.hits) if h.scores.dense_rank is None), None)
+    if first_bm25_only is not None:
+        assert all(h.scores.dense_rank is None for h in dense_only.hits[first_bm25_only:])
+    assert [h.chunk_id for h in equal.hits] != [h.chunk_id for h in dense_only.hits]
+
+
+def test_rrf_weights_are_validated() -> None:
+    from pydantic import ValidationError
+
+    from equimind.config import Settings
+
+    with pytest.raises(ValidationError, match="at least one"):
+        Settings(rrf_dense_weight=0.0, rrf_bm25_weight=0.0)
+    with pytest.raises(ValidationError, match=r"\[0, 10\]"):
+        Settings(rrf_bm25_weight=-1.0)
+
+
+@pytest.mark.integration
+def test_collapse_parents_returns_one_child_per_parent(stores: Stores) -> None:
+    query = "revenue cash debt supply risk"
+    plain = searcher(stores).search(query, mode="hybrid", top_k=30)
+    assert len({h.parent_id for h in plain.hits}) < len(plain.hits)  # the corpus has 2 children per parent
+    collapsed = searcher(_with(stores, collapse_parents=True)).search(query, mode="hybrid", top_k=10)
+    parents = [h.parent_id for h in collapsed.hits]
+    assert len(parents) == len(set(parents)) == 10
+    # each kept child is the best-ranked child of its parent in the uncollapsed order
+    first_of_parent: dict[str, str] = {}
+    for h in plain.hits:
+        first_of_parent.setdefault(h.parent_id, h.chunk_id)
+    assert all(first_of_parent.get(h.parent_id, h.chunk_id) == h.chunk_id for h in collapsed.hits)

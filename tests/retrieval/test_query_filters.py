@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from equimind.evaluation.query_filters import QueryFilterParser, company_aliases, mentioned_years
 from equimind.models import Document, Origin, Source
+from equimind.retrieval.query_filters import QueryFilterParser, company_aliases, mentioned_years
 
 
 def _doc(name: str, company: str, ticker: str | None = None, fiscal_year: str | None = None,
@@ -73,3 +73,21 @@ def test_hyphens_and_spaces_are_interchangeable_in_names() -> None:
 def test_years_followed_by_punctuation_are_read() -> None:
     assert mentioned_years("in FY2023, FY2022 and FY2021.") == {2021, 2022, 2023}
     assert mentioned_years("2,018.5 and 2018.5") == set()
+
+
+def test_store_parser_follows_the_store_as_documents_are_indexed(fresh_stores) -> None:  # type: ignore[no-untyped-def]
+    from datetime import date
+
+    from retrieval_corpus import build_doc
+
+    from equimind.retrieval.query_filters import StoreFilterParser
+
+    store = StoreFilterParser(fresh_stores.docstore)
+    assert store.explain("What did ZZTOP say about cash?").spec.is_empty()
+    nvda = store.explain("NVDA supply constraints in fiscal 2024")
+    assert nvda.spec.doc_ids and nvda.years == (2024,)
+    assert all(fresh_stores.docstore.get_document(d).ticker == "NVDA" for d in nvda.spec.doc_ids)
+    assert "NVDA" in nvda.describe() and "fiscal 2024" in nvda.describe()
+    fresh_stores.ingest(*build_doc("ZZTOP", "10-K", date(2025, 2, 1), ["cash", "debt"]))
+    found = store.explain("What did ZZTOP say about cash?")  # the parser was rebuilt for the new document
+    assert len(found.spec.doc_ids) == 1 and found.companies == ("ZZTOP Corp",)

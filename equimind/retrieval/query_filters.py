@@ -14,16 +14,25 @@ Rules (applied in order):
    company matched, its documents are narrowed to those whose fiscal year is mentioned, if any is; a question whose
    years match none of that company's documents keeps all of them (the user may be asking about a comparative year).
 3. No company named: the filter is empty (a year alone is too weak to restrict a store of many companies).
+
+The product applies it in ``EquiMindEngine.search`` when the caller gives no filter (``auto_filter``, on by default;
+``--no-auto-filter`` / ``"auto_filter": false`` turn it off), and says in the result which words set which filter.
+Measured on the FinanceBench dev split and the golden set: docs/evaluation.md.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import TYPE_CHECKING
 
 from equimind.models import Document, FilterSpec
+
+if TYPE_CHECKING:
+    from equimind.store.docstore import DocStore
 
 _SUFFIXES = re.compile(
     r"(?:[,\s&]+(?:inc|incorporated|corp|corporation|co|company|companies|plc|ltd|limited|llc|lp|sa|ag|nv|"
@@ -97,6 +106,23 @@ def mentioned_years(text: str, today: date | None = None) -> set[int]:
     return years
 
 
+@dataclass(frozen=True)
+class ParsedQuery:
+    """A parsed filter and what set it: the named companies and the fiscal years that narrowed their documents."""
+
+    spec: FilterSpec
+    companies: tuple[str, ...]
+    years: tuple[int, ...]
+
+    def describe(self) -> str:
+        if self.spec.is_empty():
+            return "no stored company named in the query; searched everything"
+        period = f", fiscal {', '.join(map(str, self.years))}" if self.years else ""
+        n = len(self.spec.doc_ids)
+        return (f"filter parsed from the query: {'; '.join(self.companies)}{period} "
+                f"({n} document{'s' if n != 1 else ''})")
+
+
 class QueryFilterParser:
     """Builds FilterSpecs from question text, using a fixed set of stored documents' facts."""
 
@@ -120,13 +146,41 @@ class QueryFilterParser:
 
     def parse(self, question: str) -> FilterSpec:
         """The filter the question's own words imply (empty when it names no stored company)."""
+        return self.explain(question).spec
+
+    def explain(self, question: str) -> ParsedQuery:
+        """The filter with the companies and years that set it."""
         named = self.companies(question)
         if not named:
-            return FilterSpec()
+            return ParsedQuery(FilterSpec(), (), ())
         years = mentioned_years(question)
         narrowed = [f for f in named if f.fiscal_year in years] if years else []
         chosen = narrowed or named
-        return FilterSpec(doc_ids=tuple(sorted({f.doc_id for f in chosen})))
+        companies = tuple(sorted({f.company or f.ticker or f.doc_id for f in chosen}))
+        used_years = tuple(sorted({f.fiscal_year for f in narrowed if f.fiscal_year is not None}))
+        return ParsedQuery(FilterSpec(doc_ids=tuple(sorted({f.doc_id for f in chosen}))), companies, used_years)
 
     def parse_many(self, questions: Sequence[str]) -> list[FilterSpec]:
         return [self.parse(q) for q in questions]
+
+
+class StoreFilterParser:
+    """A QueryFilterParser over a docstore's indexed documents, rebuilt when the indexed set changes."""
+
+    def __init__(self, docstore: DocStore) -> None:
+        self.docstore = docstore
+        self._stamp: str | None = None
+        self._parser: QueryFilterParser | None = None
+        self._lock = threading.Lock()
+
+    def parser(self) -> QueryFilterParser:
+        stamp = self.docstore.index_stamp()
+        with self._lock:
+            if self._parser is None or stamp != self._stamp:
+                refs = self.docstore.list_documents(status="indexed")
+                self._parser = QueryFilterParser.from_documents(self.docstore.get_document(r.doc_id) for r in refs)
+                self._stamp = stamp
+            return self._parser
+
+    def explain(self, question: str) -> ParsedQuery:
+        return self.parser().explain(question)

@@ -1,0 +1,110 @@
+"""Named embedding-text formats and the stamp that records which one (and which embedder) a store's vectors used.
+
+A child chunk's *embedding text* is what the dense vector is computed from; ``Chunk.text`` itself (citations, BM25)
+never changes. Formats are versioned by name so a store embedded one way is never silently extended the other way:
+
+- ``chunk-text-v0`` — the exact chunk text (every store written before stamps existed);
+- ``title-section-v1`` — ``equimind.ingest.chunk.embedding_text``: a one-line "document title | section" header, then
+  the exact chunk text. Measured on the golden set: dense recall@10 +0.313, paired-bootstrap 95 % CI [+0.194, +0.433]
+  (``docs/evaluation.md``, ``benchmarks/results/eval_golden.json``). This is the product format.
+
+The store keeps an :class:`EmbeddingStamp` (embedder name, format) in the docstore's ``meta`` table. A store with
+chunks but no stamp is legacy: ``chunk-text-v0`` with an unknown embedder. ``equimind reindex`` re-embeds a store
+with the current format and rewrites the stamp.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
+
+from equimind.errors import ConfigError
+from equimind.ingest.chunk import embedding_text
+from equimind.models import Chunk, Document
+
+EmbedText = Callable[[Chunk, Document], str]
+"""(child chunk, its document) -> the text the embedder sees."""
+
+
+class EmbedFormat(StrEnum):
+    CHUNK_TEXT_V0 = "chunk-text-v0"
+    TITLE_SECTION_V1 = "title-section-v1"
+
+
+PRODUCT_FORMAT = EmbedFormat.TITLE_SECTION_V1
+"""What the product pipeline (``Services.pipeline()``) embeds and what search expects to find."""
+
+REINDEX_FIX = "run `equimind reindex`"
+
+
+def _chunk_text(chunk: Chunk, doc: Document) -> str:
+    return chunk.text
+
+
+def _title_section(chunk: Chunk, doc: Document) -> str:
+    return embedding_text(chunk, doc.title)
+
+
+_TEXT_FNS: dict[EmbedFormat, EmbedText] = {
+    EmbedFormat.CHUNK_TEXT_V0: _chunk_text,
+    EmbedFormat.TITLE_SECTION_V1: _title_section,
+}
+
+
+def parse_format(name: str | EmbedFormat) -> EmbedFormat:
+    """The format called ``name``; an unknown name raises ``ConfigError`` listing the valid ones."""
+    try:
+        return EmbedFormat(name)
+    except ValueError:
+        valid = ", ".join(f.value for f in EmbedFormat)
+        raise ConfigError(f"unknown embedding-text format {name!r}; valid: {valid}") from None
+
+
+def embed_text_for(name: str | EmbedFormat) -> EmbedText:
+    """The (Chunk, Document) -> str function of a format."""
+    return _TEXT_FNS[parse_format(name)]
+
+
+@dataclass(frozen=True)
+class EmbeddingStamp:
+    """How a store's vectors were made. ``embedder`` is None for a legacy (unstamped) store."""
+
+    embedder: str | None
+    text_format: EmbedFormat
+    legacy: bool = False
+
+    def as_dict(self) -> dict[str, str | bool | None]:
+        return {"embedder": self.embedder, "text_format": self.text_format.value, "legacy": self.legacy}
+
+
+class _StampStore(Protocol):
+    def embedding_stamp(self) -> tuple[str, str] | None: ...
+    def has_chunks(self) -> bool: ...
+
+
+def read_stamp(docstore: _StampStore) -> EmbeddingStamp | None:
+    """The store's stamp; a legacy stamp when it has chunks but none was written; None for an empty store."""
+    raw = docstore.embedding_stamp()
+    if raw is not None:
+        return EmbeddingStamp(embedder=raw[0], text_format=parse_format(raw[1]))
+    if docstore.has_chunks():
+        return EmbeddingStamp(embedder=None, text_format=EmbedFormat.CHUNK_TEXT_V0, legacy=True)
+    return None
+
+
+def mismatch(stored: EmbeddingStamp | None, wanted: EmbeddingStamp) -> str | None:
+    """Why vectors made as ``stored`` must not be mixed with / searched as ``wanted`` (None when compatible).
+
+    A legacy stamp's unknown embedder is not held against it: only its format can be compared."""
+    if stored is None:
+        return None
+    same_format = stored.text_format == wanted.text_format
+    same_embedder = stored.embedder is None or stored.embedder == wanted.embedder
+    if same_format and same_embedder:
+        return None
+    if same_embedder:
+        return f"stored as {stored.text_format.value}, current is {wanted.text_format.value}"
+    return (f"stored as {stored.text_format.value} with embedder {stored.embedder}, current is "
+            f"{wanted.text_format.value} with embedder {wanted.embedder}")

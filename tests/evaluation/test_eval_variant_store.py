@@ -1,0 +1,51 @@
+"""Evaluation variant stores carry the embedding stamp of their variant (base: chunk text, context: title|section)."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from equimind.config import Settings
+from equimind.evaluation.runner import open_variant_store
+from equimind.ingest.tokens import WhitespaceTokenizer
+from equimind.models import Document, Origin, Section, Source
+from equimind.retrieval.embed import HashEmbedder
+from equimind.retrieval.rerank import FixedScoreReranker
+
+pytestmark = pytest.mark.integration
+
+
+def _docs() -> list[Document]:
+    text = "Item 7. Results\n" + " ".join(f"Revenue rose {j} percent." for j in range(40))
+    return [Document(id=Document.make_id("v:0", text), source_key="v:0", ticker="TST", cik=None, company=None,
+                     source=Source.LOCAL, origin=Origin.LOCAL_FILE, form="10-K", filed_at=date(2024, 1, 2),
+                     period_end=None, url=None, title="Test 10-K", text=text,
+                     sections=(Section("Item 7. Results", 0, len(text)),))]
+
+
+def _open(home: Path, variant: str):  # type: ignore[no-untyped-def]
+    settings = Settings(home=home, child_tokens=60, parent_tokens=200)
+    return open_variant_store(settings, variant, _docs, lambda docs: len(docs) == 1, embedder=HashEmbedder(),
+                              reranker=FixedScoreReranker({}), tokenizer=WhitespaceTokenizer())
+
+
+@pytest.mark.parametrize(("variant", "fmt"), [("base", "chunk-text-v0"), ("context", "title-section-v1")])
+def test_variant_store_is_stamped_and_searched_without_mismatch(tmp_path: Path, variant: str, fmt: str) -> None:
+    services, summary = _open(tmp_path / variant, variant)
+    assert summary["cached"] is False and summary["text_format"] == fmt
+    assert services.docstore.embedding_stamp() == ("hash-384", fmt)
+    assert services.searcher().search("revenue", mode="dense").degraded == []
+
+
+def test_unstamped_cached_variant_store_is_adopted_not_mixed(tmp_path: Path) -> None:
+    home = tmp_path / "context"
+    services, _ = _open(home, "context")
+    services.docstore.close()
+    with sqlite3.connect(home / "docstore.sqlite") as conn:  # as the harness left it before stamps existed
+        conn.execute("DELETE FROM meta WHERE key IN ('embed_model', 'embed_text_format')")
+    services, summary = _open(home, "context")
+    assert summary == {"cached": True, "stamp": "adopted"}
+    assert services.docstore.embedding_stamp() == ("hash-384", "title-section-v1")
