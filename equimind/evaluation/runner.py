@@ -132,6 +132,32 @@ def evaluate(searcher: Searcher, queries: Sequence[EvalQuery], arms: Sequence[st
     return summary, runs
 
 
+SWEEP: dict[str, dict[str, Any]] = {
+    "bm25=1.0": {"rrf_bm25_weight": 1.0},  # plain RRF
+    "bm25=0.5": {"rrf_bm25_weight": 0.5},
+    "bm25=0.3": {"rrf_bm25_weight": 0.3},
+    "bm25=0.3, one child per parent": {"rrf_bm25_weight": 0.3, "collapse_parents": True},
+}
+"""Search settings the harness re-runs ``hybrid`` with (dense weight 1.0 throughout)."""
+
+
+def fusion_sweep(services: Services, queries: Sequence[EvalQuery], hybrid: ArmRun,
+                 sweep: dict[str, dict[str, Any]] | None = None, seed: int = 0) -> dict[str, Any]:
+    """``hybrid`` re-run under each setting override, each compared (paired) with ``hybrid`` as configured."""
+    from equimind.retrieval.search import HybridSearcher
+
+    base = services.settings
+    out: dict[str, Any] = {"configured": {"dense": base.rrf_dense_weight, "bm25": base.rrf_bm25_weight,
+                                          "collapse_parents": base.collapse_parents}, "arms": {}}
+    for name, update in (SWEEP if sweep is None else sweep).items():
+        searcher = HybridSearcher(base.model_copy(update=update), services.docstore, services.vectors,
+                                  services.sparse, services.embedder, None, text_format=services.text_format)
+        run = run_arm(searcher, queries, "hybrid")
+        out["arms"][name] = {"summary": summarise(run, [q.qtype for q in queries], seed),
+                             "configured_minus_this": compare(hybrid, run, seed=seed)}
+    return out
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Cached evaluation stores
 

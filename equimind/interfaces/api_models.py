@@ -18,6 +18,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    StrictBool,
     StringConstraints,
     field_validator,
     model_validator,
@@ -78,10 +79,10 @@ class SearchRequest(BaseModel):
     until: IsoDate | None = None
     mode: RetrievalModeName | None = Field(default=None, description="Default: the server's EQUIMIND_RETRIEVAL_MODE.")
     top_k: int | None = Field(default=None, ge=1, le=50, description="Default: the server's EQUIMIND_TOP_K.")
-    auto_filter: bool | None = Field(default=None, description="With no filter given, turn the companies and fiscal "
-                                     "years named in the query into the filter (default: the server's "
-                                     "EQUIMIND_AUTO_FILTER, on unless set false). The result's auto_filter says "
-                                     "what was applied.")
+    auto_filter: StrictBool | None = Field(
+        default=None, description="With no filter given, turn the companies and fiscal years named in the query into "
+        "the filter (default: the server's EQUIMIND_AUTO_FILTER, on unless set false). The result's auto_filter says "
+        "what was applied.")
 
     @model_validator(mode="after")
     def _dates_in_order(self) -> SearchRequest:

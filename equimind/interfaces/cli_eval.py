@@ -1,4 +1,5 @@
-"""CLI commands of the evaluation harness (registered on ``eval_app``): retrieval, golden, answers, gate, all.
+"""CLI commands of the evaluation harness (registered on ``eval_app``): retrieval, golden, answers, refusals, gate,
+all, docs.
 
 Thin adapters over ``equimind.evaluation``: each builds Settings, calls one run function, wraps the result with
 provenance (git sha, corpus signature, machine) and writes it as JSON.
@@ -117,6 +118,29 @@ def answers(
     run_guarded(body)
 
 
+@eval_app.command("refusals")
+def refusals(
+    out: OutOpt = None,
+    cache: CacheOpt = DEFAULT_CACHE,
+    data: Annotated[Path | None, typer.Option("--data", help="FinanceBench folder (default: under ../shared).")] = None,
+    home: HomeOpt = None,
+) -> None:
+    """The answerability check alone (ADR 0006) over every golden question and every FinanceBench dev question."""
+
+    def body() -> dict[str, Any]:
+        from equimind.evaluation.refusals import run_refusals
+
+        settings = build_settings(home)
+        data_dir = data or settings.shared / "benchmarks" / "financebench"
+        result = _write(out, run_refusals(cache / "answers", cache / "financebench" / "base", data_dir))
+        for name, part in result["metrics"].items():
+            shown = {k: v for k, v in part.items() if k != "rows"}
+            typer.echo(f"{name}: {shown}")
+        return result
+
+    run_guarded(body)
+
+
 @eval_app.command("gate")
 def gate(
     baseline: Annotated[Path | None, typer.Option("--baseline", help="Committed baseline JSON.")] = None,
@@ -163,6 +187,10 @@ def all_(
         from equimind.evaluation.answers import run_answers
 
         _write(results / "eval_answers.json", run_answers(settings, settings.corpus_dir, cache / "answers"))
+        from equimind.evaluation.refusals import run_refusals
+
+        _write(results / "eval_refusals.json", run_refusals(cache / "answers", cache / "financebench" / "base",
+                                                            settings.shared / "benchmarks" / "financebench"))
         docs.write_text(render_markdown(results), encoding="utf-8")
         typer.echo(f"wrote {docs}")
 

@@ -113,6 +113,10 @@ def _agentic(rec: Recommendation) -> None:
         lines.append(f"[{it.iteration}] {len(it.queries)} queries, {len(it.hits)} hits; critic "
                      f"{'sufficient' if crit.get('sufficient') else 'insufficient'} "
                      f"(missing: {', '.join(map(str, crit.get('missing', []))) or 'none'}); fetched: {fetched}")
+    if a.answerability:
+        ans = a.answerability
+        lines.append(f"answerability: {'answerable' if ans.get('answerable') else 'NOT answered'} "
+                     f"({ans.get('rule')}; {ans.get('documents_searched', 0)} documents searched)")
     console.print(Panel("\n".join(lines), title="Agentic RAG"))
 
 

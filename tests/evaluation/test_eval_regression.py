@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -38,8 +37,6 @@ def test_committed_baseline_is_well_formed() -> None:
 
 @pytest.mark.slow
 def test_fast_subset_does_not_regress(corpus_dir: Path, settings, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    t0 = time.perf_counter()
     result = run_gate(settings, corpus_dir, tmp_path / "gate", default_baseline_path())
     m = result["metrics"]
     assert m["passed"], "\n".join(m["lines"])
-    assert time.perf_counter() - t0 < 180

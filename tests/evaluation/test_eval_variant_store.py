@@ -49,3 +49,26 @@ def test_unstamped_cached_variant_store_is_adopted_not_mixed(tmp_path: Path) -> 
     services, summary = _open(home, "context")
     assert summary == {"cached": True, "stamp": "adopted"}
     assert services.docstore.embedding_stamp() == ("hash-384", "title-section-v1")
+
+
+def test_fusion_sweep_reruns_hybrid_per_bm25_weight_paired_with_the_configured_run(tmp_path: Path) -> None:
+    from equimind.evaluation.metrics import Judgement
+    from equimind.evaluation.runner import EvalQuery, fusion_sweep, run_arm
+
+    services, _ = _open(tmp_path / "base", "base")
+
+    def judge(hits):  # type: ignore[no-untyped-def]  # relevant: the chunk holding "Revenue rose 7 percent."
+        return Judgement(tuple(frozenset({"g"}) if "rose 7 percent" in h.text else frozenset() for h in hits), 1)
+
+    queries = [EvalQuery(f"q{i}", q, "t", None, judge) for i, q in enumerate(["revenue rose 7 percent", "results"])]
+    hybrid = run_arm(services.searcher(), queries, "hybrid")
+    configured = services.settings.rrf_bm25_weight
+    other = 1.0 if configured != 1.0 else 0.3
+    out = fusion_sweep(services, queries, hybrid, {"same": {"rrf_bm25_weight": configured},
+                                                   "other": {"rrf_bm25_weight": other}})
+    assert out["configured"] == {"dense": services.settings.rrf_dense_weight, "bm25": configured,
+                                 "collapse_parents": False}
+    assert set(out["arms"]) == {"same", "other"}
+    same = out["arms"]["same"]["configured_minus_this"]["recall_any@10"]
+    assert same == {"diff": 0.0, "ci_low": 0.0, "ci_high": 0.0}  # the configured weights re-run give the same ranks
+    assert out["arms"]["other"]["summary"]["n"] == 2

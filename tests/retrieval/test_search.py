@@ -47,7 +47,9 @@ def test_each_mode_finds_the_topic_and_fills_its_stage_scores(stores: Stores, mo
     elif mode == "bm25":
         assert top.bm25_rank == 1 and top.dense_rank is None and top.bm25_score is not None
     else:
-        expected = sum(1 / (60 + r) for r in (top.dense_rank, top.bm25_rank) if r is not None)
+        cfg = stores.settings
+        expected = sum(w / (cfg.rrf_k + r) for w, r in ((cfg.rrf_dense_weight, top.dense_rank),
+                                                         (cfg.rrf_bm25_weight, top.bm25_rank)) if r is not None)
         assert top.rrf_score == pytest.approx(expected)
         scores = [h.scores.rrf_score or 0.0 for h in res.hits]
         assert scores == sorted(scores, reverse=True)
