@@ -151,6 +151,16 @@ def _open_engine(settings: Settings, corpus_dir: Path, cache_dir: Path, seed_sto
     return EquiMindEngine(open_services(run_settings))
 
 
+def _product_seed(cache_dir: Path) -> Path:
+    """The cached golden store embedded the way the product embeds (a store of another format would be refused by
+    the product pipeline and flagged degraded by its search)."""
+    from equimind.evaluation.runner import VARIANT_FORMATS
+    from equimind.ingest.embed_format import PRODUCT_FORMAT
+
+    variant = next(v for v, fmt in VARIANT_FORMATS.items() if fmt == PRODUCT_FORMAT.value)
+    return cache_dir.parent / "golden" / variant
+
+
 def _ensure_filings(engine: EquiMindEngine, corpus_dir: Path, questions: Sequence[GoldenQuestion]) -> None:
     from equimind.evaluation.golden import snapshot_documents
 
@@ -173,6 +183,7 @@ def _run_one(engine: EquiMindEngine, q: GoldenQuestion, as_of: date, tally: Answ
                        "refusal_reason": rec.refusal_reason, "rating": rec.rating,
                        "claims": len(rec.bull_case) + len(rec.bear_case), "invalid_citations": bad,
                        "lookahead_violations": len(leaks),
+                       "degraded": sorted({d.capability for d in rec.degraded}),
                        "gold_reached": gold_reached(rec, spans[q.id]) if q.id in spans else None,
                        "seconds": round(time.perf_counter() - t0, 2)})
     return rec
@@ -195,7 +206,7 @@ def run_answers(settings: Settings, corpus_dir: Path, cache_dir: Path, *, ticker
     from equimind.evaluation.report import corpus_signature
 
     questions = sample_questions(load_golden(), per_ticker, tickers)
-    engine = _open_engine(settings, corpus_dir, cache_dir, seed_store or cache_dir.parent / "golden" / "base")
+    engine = _open_engine(settings, corpus_dir, cache_dir, seed_store or _product_seed(cache_dir))
     _ensure_filings(engine, corpus_dir, [q for q in questions if not q.absent])
     docs = [engine.services.docstore.get_document(r.doc_id)
             for r in engine.services.docstore.list_documents(status="indexed")]

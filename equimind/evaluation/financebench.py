@@ -153,12 +153,13 @@ def run_financebench(base: Settings, data_dir: Path, cache_dir: Path, *, variant
     Returns ``{"config", "metrics", "corpus_signature"}`` parts for :func:`report.result_envelope`.
     """
     from equimind.evaluation.report import corpus_signature
-    from equimind.evaluation.runner import compare, evaluate, fusion_sweep
+    from equimind.evaluation.runner import compare, end_to_end, evaluate, fusion_sweep
 
     questions = load_questions(data_dir)
     metrics: dict[str, Any] = {}
     ingest: dict[str, Any] = {}
     runs: dict[tuple[str, str], dict[str, Any]] = {}
+    sweeps: dict[tuple[str, str], dict[str, Any]] = {}
     signature: str | None = None
     first: Services | None = None
     for variant in variants:
@@ -173,13 +174,15 @@ def run_financebench(base: Settings, data_dir: Path, cache_dir: Path, *, variant
             queries = build_queries(questions, docs, setting)
             summary, arm_runs = evaluate(searcher, queries, arms)
             if "hybrid" in arm_runs:
-                summary["fusion"] = fusion_sweep(services, queries, arm_runs["hybrid"])
+                summary["fusion"] = fusion_sweep(services, queries, arm_runs["hybrid"],
+                                                 keep=sweeps.setdefault((variant, setting), {}))
             metrics[f"{variant}/{setting}"] = summary
             runs[(variant, setting)] = arm_runs
     metrics["variant_vs_base"] = {
         f"{v}/{s}/{arm}": compare(runs[(v, s)][arm], runs[("base", s)][arm])
         for (v, s) in runs if v != "base" and ("base", s) in runs for arm in arms
     }
+    metrics["end_to_end"] = end_to_end(runs, sweeps)
     metrics["parsed_vs_shared"] = {
         f"{v}/{arm}": compare(runs[(v, "shared_parsed")][arm], runs[(v, "shared")][arm])
         for v in variants if (v, "shared_parsed") in runs and (v, "shared") in runs for arm in arms

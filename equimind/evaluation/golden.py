@@ -201,13 +201,21 @@ def run_golden(base: Any, corpus_dir: Path, cache_dir: Path, *, variants: Sequen
     Returns ``{"config", "metrics", "corpus_signature"}`` for :func:`report.result_envelope`.
     """
     from equimind.evaluation.report import corpus_signature
-    from equimind.evaluation.runner import compare, evaluate, fusion_sweep, open_variant_store, stored_documents
+    from equimind.evaluation.runner import (
+        compare,
+        end_to_end,
+        evaluate,
+        fusion_sweep,
+        open_variant_store,
+        stored_documents,
+    )
 
     qs = list(questions) if questions is not None else load_golden()
     wanted = {k for k in filings_needed(qs) if (not tickers or k[0] in tickers) and (filings is None or k in filings)}
     metrics: dict[str, Any] = {}
     ingest: dict[str, Any] = {}
     runs: dict[tuple[str, str], Any] = {}
+    sweeps: dict[tuple[str, str], Any] = {}
     signature: str | None = None
     for variant in variants:
         settings = base.model_copy(update={"home": cache_dir / variant})
@@ -224,12 +232,14 @@ def run_golden(base: Any, corpus_dir: Path, cache_dir: Path, *, variants: Sequen
             queries = build_queries(qs, docs, setting)
             summary, runs[(variant, setting)] = evaluate(services.searcher(), queries, arms)
             if "hybrid" in runs[(variant, setting)]:
-                summary["fusion"] = fusion_sweep(services, queries, runs[(variant, setting)]["hybrid"])
+                summary["fusion"] = fusion_sweep(services, queries, runs[(variant, setting)]["hybrid"],
+                                                 keep=sweeps.setdefault((variant, setting), {}))
             metrics[f"{variant}/{setting}"] = summary
     metrics["variant_vs_base"] = {
         f"{v}/{s}/{arm}": compare(runs[(v, s)][arm], runs[("base", s)][arm])
         for (v, s) in runs if v != "base" and ("base", s) in runs for arm in arms
     }
+    metrics["end_to_end"] = end_to_end(runs, sweeps)
     metrics["parsed_vs_shared"] = {
         f"{v}/{arm}": compare(runs[(v, "shared_parsed")][arm], runs[(v, "shared")][arm])
         for v in variants if (v, "shared_parsed") in runs and (v, "shared") in runs for arm in arms

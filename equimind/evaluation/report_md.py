@@ -23,7 +23,10 @@ hand.
 `equimind/ingest/embed_format.py`), the filter parsed from the query when the caller gives none
 (`equimind search`'s auto filter), and `hybrid` with the BM25 leg weighted 0.3 against the dense leg's 1.0 (chosen from
 the fusion sweeps below: plain RRF let the weak BM25 leg push good dense hits out of the top 10). So the
-*context store — shared store + filter parsed from the question's words — hybrid* row is what a user gets.
+*context store — shared store + filter parsed from the question's words — hybrid* row is what a user gets; the
+**End to end** line under each benchmark compares it, paired, with where the product started. "One child per parent"
+(`EQUIMIND_COLLAPSE_PARENTS`) is measured too and left off: it lifts FinanceBench's page-level recall but lowers the
+golden set's span-level recall, because a collapsed hit cites a sibling child of the gold passage.
 
 Metrics (equimind/evaluation/metrics.py), k = 10: **recall@10** = fraction of questions with at least one relevant
 chunk in the top 10 (FinanceBench's "page-level recall"); **MRR@10** = mean reciprocal rank of the first relevant
@@ -43,12 +46,12 @@ tickers (golden set).
 Reproduce (stores are cached under `.equimind_cache/eval/`; the first FinanceBench ingest parses 24 PDFs and embeds
 ~13k chunks per store variant, 20–40 min on 2 cores):
 
-    equimind eval retrieval --benchmark financebench --data ../shared/benchmarks/financebench \
+    equimind eval retrieval --benchmark financebench --data ../shared/benchmarks/financebench \\
         --variants base,context --json benchmarks/results/eval_financebench.json
     equimind eval golden --variants base,context --json benchmarks/results/eval_golden.json
     equimind eval answers --json benchmarks/results/eval_answers.json
     equimind eval refusals --json benchmarks/results/eval_refusals.json
-    equimind eval docs          # this file, from the three JSON files
+    equimind eval docs          # this file, from the four JSON files
     equimind eval gate          # CI subset vs equimind/evaluation/data/baseline_ci.json
 
 The CI gate (`tests/evaluation/test_eval_regression.py`, marked slow) ingests five small recorded filings with the
@@ -144,6 +147,12 @@ def retrieval_section(title: str, env: dict[str, Any]) -> list[str]:
         out += [*fusion_table(block), ""]
         if setting == "shared":
             out += [*per_type_table(block, "hybrid"), ""]
+    e2e = metrics.get("end_to_end")
+    if e2e:
+        d = e2e["after_minus_before"]
+        out += [f"**End to end**, {e2e['after']} vs {e2e['before']}: recall@10 {e2e['before_recall@10']:.3f} → "
+                f"{e2e['after_recall@10']:.3f}, paired difference {_diff(d, HEAD[0])}; MRR@10 {_diff(d, HEAD[1])}; "
+                f"nDCG@10 {_diff(d, HEAD[2])}.", ""]
     out += [*comparisons(metrics, "parsed_vs_shared", "Parsed filter vs no filter (same store, same arm):"), ""]
     out += [*comparisons(metrics, "variant_vs_base", "Store variant vs base (same setting, same arm):"), ""]
     out.append(f"Config: `{json.dumps({k: v for k, v in cfg.items() if k != 'ingest'}, sort_keys=True)}`")

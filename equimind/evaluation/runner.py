@@ -142,8 +142,10 @@ SWEEP: dict[str, dict[str, Any]] = {
 
 
 def fusion_sweep(services: Services, queries: Sequence[EvalQuery], hybrid: ArmRun,
-                 sweep: dict[str, dict[str, Any]] | None = None, seed: int = 0) -> dict[str, Any]:
-    """``hybrid`` re-run under each setting override, each compared (paired) with ``hybrid`` as configured."""
+                 sweep: dict[str, dict[str, Any]] | None = None, seed: int = 0,
+                 keep: dict[str, ArmRun] | None = None) -> dict[str, Any]:
+    """``hybrid`` re-run under each setting override, each compared (paired) with ``hybrid`` as configured.
+    ``keep`` receives the raw runs by sweep name (for end-to-end comparisons)."""
     from equimind.retrieval.search import HybridSearcher
 
     base = services.settings
@@ -153,9 +155,26 @@ def fusion_sweep(services: Services, queries: Sequence[EvalQuery], hybrid: ArmRu
         searcher = HybridSearcher(base.model_copy(update=update), services.docstore, services.vectors,
                                   services.sparse, services.embedder, None, text_format=services.text_format)
         run = run_arm(searcher, queries, "hybrid")
+        if keep is not None:
+            keep[name] = run
         out["arms"][name] = {"summary": summarise(run, [q.qtype for q in queries], seed),
                              "configured_minus_this": compare(hybrid, run, seed=seed)}
     return out
+
+
+def end_to_end(runs: dict[tuple[str, str], dict[str, ArmRun]], sweeps: dict[tuple[str, str], dict[str, ArmRun]],
+               seed: int = 0) -> dict[str, Any] | None:
+    """What the product searches now (context store, parsed filter, hybrid as configured) vs where it started (base
+    store, no filter, plain RRF), paired over the same questions; None when either run is missing."""
+    after = runs.get(("context", "shared_parsed"), {}).get("hybrid")
+    before = sweeps.get(("base", "shared"), {}).get("bm25=1.0")
+    diff = compare(after, before, seed=seed) if after is not None and before is not None else None
+    if diff is None or after is None or before is None:
+        return None
+    return {"before": "base store, shared, no filter, hybrid with plain RRF (BM25 weight 1.0)",
+            "after": "context store, shared + filter parsed from the question, hybrid as configured",
+            "before_recall@10": round(float(before.scores["recall_any@10"].mean()), 4),
+            "after_recall@10": round(float(after.scores["recall_any@10"].mean()), 4), "after_minus_before": diff}
 
 
 # ----------------------------------------------------------------------------------------------------------------

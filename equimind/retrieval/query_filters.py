@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
 
-from equimind.models import Document, FilterSpec
+from equimind.models import Document, DocumentRef, FilterSpec
 
 if TYPE_CHECKING:
     from equimind.store.docstore import DocStore
@@ -59,15 +59,23 @@ class DocFacts:
 
     @classmethod
     def of(cls, doc: Document) -> DocFacts:
-        meta = dict(doc.meta)
+        return cls.from_parts(doc.id, doc.company, doc.ticker, dict(doc.meta), doc.period_end, doc.filed_at)
+
+    @classmethod
+    def of_ref(cls, ref: DocumentRef, meta: dict[str, str]) -> DocFacts:
+        return cls.from_parts(ref.doc_id, ref.company, ref.ticker, meta, ref.period_end, ref.filed_at)
+
+    @classmethod
+    def from_parts(cls, doc_id: str, company: str | None, ticker: str | None, meta: dict[str, str],
+                   period_end: date | None, filed_at: date | None) -> DocFacts:
         year: int | None = None
         if meta.get("fiscal_year", "").isdigit():
             year = int(meta["fiscal_year"])
-        elif doc.period_end is not None:
-            year = doc.period_end.year
-        elif doc.filed_at is not None:
-            year = doc.filed_at.year
-        return cls(doc.id, doc.company, doc.ticker, year)
+        elif period_end is not None:
+            year = period_end.year
+        elif filed_at is not None:
+            year = filed_at.year
+        return cls(doc_id, company, ticker, year)
 
 
 def company_aliases(company: str | None) -> tuple[str, ...]:
@@ -177,8 +185,8 @@ class StoreFilterParser:
         stamp = self.docstore.index_stamp()
         with self._lock:
             if self._parser is None or stamp != self._stamp:
-                refs = self.docstore.list_documents(status="indexed")
-                self._parser = QueryFilterParser.from_documents(self.docstore.get_document(r.doc_id) for r in refs)
+                rows = self.docstore.list_documents_with_meta(status="indexed")
+                self._parser = QueryFilterParser(DocFacts.of_ref(ref, meta) for ref, meta in rows)
                 self._stamp = stamp
             return self._parser
 

@@ -17,6 +17,7 @@ embedding-text format of the vectors, see ``equimind.ingest.embed_format``).
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import sqlite3
 import threading
@@ -230,6 +231,13 @@ class DocStore:
             args.append(status)
         q = f"SELECT {sch.DOC_META_COLUMNS} FROM documents WHERE {where} ORDER BY filed_int DESC, id"
         return [sch.row_to_ref(r) for r in self._conn().execute(q, args)]
+
+    def list_documents_with_meta(self, status: str | None = None) -> list[tuple[DocumentRef, dict[str, str]]]:
+        """Every document's metadata and its source ``meta`` pairs (fiscal_year, doc_name ...), without the text."""
+        where, args = ("status = ?", [status]) if status is not None else ("1 = 1", [])
+        q = f"SELECT {sch.DOC_META_COLUMNS}, meta FROM documents WHERE {where} ORDER BY filed_int DESC, id"
+        return [(sch.row_to_ref(r), {str(k): str(v) for k, v in json.loads(r["meta"])})
+                for r in self._conn().execute(q, args)]
 
     def delete_document(self, doc_id: str) -> bool:
         """Remove a document with its parents and chunks (the vector store is the caller's to clean).

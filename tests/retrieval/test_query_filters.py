@@ -91,3 +91,13 @@ def test_store_parser_follows_the_store_as_documents_are_indexed(fresh_stores) -
     fresh_stores.ingest(*build_doc("ZZTOP", "10-K", date(2025, 2, 1), ["cash", "debt"]))
     found = store.explain("What did ZZTOP say about cash?")  # the parser was rebuilt for the new document
     assert len(found.spec.doc_ids) == 1 and found.companies == ("ZZTOP Corp",)
+
+
+def test_facts_read_without_text_equal_the_facts_of_the_full_documents(stores) -> None:  # type: ignore[no-untyped-def]
+    from equimind.retrieval.query_filters import DocFacts
+
+    rows = stores.docstore.list_documents_with_meta(status="indexed")
+    assert len(rows) == len(stores.docs)
+    by_id = {d.id: d for d in stores.docs}
+    assert all(DocFacts.of_ref(ref, meta) == DocFacts.of(by_id[ref.doc_id]) for ref, meta in rows)
+    assert all(meta == dict(by_id[ref.doc_id].meta) for ref, meta in rows)
