@@ -135,6 +135,8 @@ class OfflineAnalyst:
                     continue
                 seen.add(key)
                 sentence = node.text[s:e]
+                if len(sentence.split()) < sig.MIN_CLAIM_WORDS:
+                    continue
                 factor = sig.HEDGE_FACTOR if sig.hedged(sentence) else 1.0
                 best: dict[Speaker, sig.TextCue] = {}
                 for cue in sig.TEXT_CUES:

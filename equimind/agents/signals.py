@@ -106,6 +106,7 @@ HEDGES = frozenset({"may", "could", "might", "would", "possible", "potential", "
 HEDGE_FACTOR = 0.8
 NEW_RISK_BONUS = 0.15
 NEW_RISK_PROBE = 80  # characters compared at each end of a risk sentence
+MIN_CLAIM_WORDS = 6  # a shorter "sentence" is a heading or a fragment ("Concentration of Revenue"), not a statement
 TONE_MIN_POLAR_WORDS = 10
 TONE_DELTA = 0.15
 TONE_STRENGTH = 0.4

@@ -33,6 +33,18 @@ def test_cue_claims_cite_exact_sentences(corpus) -> None:  # type: ignore[no-unt
             assert corpus.text(span.doc_id)[span.start:span.end] == span.quote
 
 
+def test_a_heading_with_a_cue_word_is_not_a_claim(corpus_factory: Callable[..., object]) -> None:
+    heading = "Concentration of Revenue\n\n"
+    corpus = corpus_factory(q_extra=heading)
+    a = _analyst(corpus).analyse(corpus.evidence, [])  # type: ignore[attr-defined]
+    quotes = [s.quote for c in a.bull + a.bear for s in c.spans]
+    assert not any(q.strip() == "Concentration of Revenue" for q in quotes)
+    sentence = "Concentration of revenue among a few large customers rose to 46% of revenue this quarter.\n\n"
+    corpus = corpus_factory(q_extra=sentence)
+    a = _analyst(corpus).analyse(corpus.evidence, [])  # type: ignore[attr-defined]
+    assert any("a few large customers" in s.quote for c in a.bear for s in c.spans)
+
+
 def test_negated_cue_is_not_a_claim(corpus) -> None:  # type: ignore[no-untyped-def]
     a = _analyst(corpus).analyse(corpus.evidence, [])
     quotes = [s.quote for c in a.bear for s in c.spans]
