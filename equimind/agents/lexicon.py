@@ -11,16 +11,15 @@ nothing is bundled with the package.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from equimind.errors import NotFoundError, ParseError
+from equimind.lm_lists import WORD as _TOKEN
+from equimind.lm_lists import read_lm_lists
 
 __all__ = ["LMCategory", "Lexicon", "Tone", "load_lexicon", "tone"]
 
-_TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
 _NEGATIONS = frozenset({"NO", "NOT", "NONE", "NEITHER", "NEVER", "NOBODY"})
 _NEGATION_WINDOW = 3
 
@@ -68,23 +67,9 @@ class Tone:
 def load_lexicon(directory: Path) -> Lexicon:
     """Read ``LM_<category>.txt`` for every category from ``directory``. NEGATIVE and POSITIVE are required; the
     others are optional (their sets are empty when the file is absent)."""
-    if not directory.is_dir():
-        raise NotFoundError(f"Loughran-McDonald word lists not found at {directory}; point EQUIMIND_SHARED at the "
-                            "shared/ folder (corpus/sentiment/LM_*.txt) or run without text tone signals")
-    words: dict[LMCategory, frozenset[str]] = {}
-    for cat in LMCategory:
-        path = directory / f"LM_{cat.value}.txt"
-        if not path.is_file():
-            if cat in (LMCategory.NEGATIVE, LMCategory.POSITIVE):
-                raise NotFoundError(f"{path} is missing; the LM negative and positive lists are required")
-            words[cat] = frozenset()
-            continue
-        entries = {line.strip().upper() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
-        bad = sorted(w for w in entries if not _TOKEN.fullmatch(w))
-        if bad:
-            raise ParseError(f"{path} has entries that are not single words (e.g. {bad[:3]}); expected one word a line")
-        words[cat] = frozenset(entries)
-    return Lexicon(words=words, source=str(directory))
+    lists = read_lm_lists(directory, [c.value for c in LMCategory],
+                          required=(LMCategory.NEGATIVE.value, LMCategory.POSITIVE.value))
+    return Lexicon(words={LMCategory(k): v for k, v in lists.items()}, source=str(directory))
 
 
 def tone(text: str, lexicon: Lexicon) -> Tone:

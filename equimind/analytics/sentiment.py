@@ -20,8 +20,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from equimind.errors import NotFoundError
-
 CATEGORIES = ("negative", "positive", "uncertainty", "litigious", "constraining")
 NEGATIONS = frozenset({"NO", "NOT", "NONE", "NEITHER", "NEVER", "NOBODY"})
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
@@ -39,15 +37,10 @@ class Lexicon:
 
     @classmethod
     def load(cls, directory: Path) -> Lexicon:
-        """Reads ``LM_<category>.txt`` (one upper-case word a line) for each category."""
-        words: dict[str, frozenset[str]] = {}
-        for cat in CATEGORIES:
-            path = Path(directory) / f"LM_{cat}.txt"
-            if not path.is_file():
-                raise NotFoundError(f"Loughran-McDonald list {path} is missing; point at shared/corpus/sentiment")
-            lines = path.read_text(encoding="utf-8").split()
-            words[cat] = frozenset(w.strip().upper() for w in lines if w.strip())
-        return cls(words)
+        """Reads ``LM_<category>.txt`` (one upper-case word a line) for each category; all five are required."""
+        from equimind.lm_lists import read_lm_lists
+
+        return cls(read_lm_lists(directory, CATEGORIES, required=CATEGORIES))
 
     def category(self, word: str) -> tuple[str, ...]:
         return tuple(c for c in CATEGORIES if word in self.words[c])
