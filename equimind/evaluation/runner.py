@@ -177,6 +177,20 @@ def end_to_end(runs: dict[tuple[str, str], dict[str, ArmRun]], sweeps: dict[tupl
             "after_recall@10": round(float(after.scores["recall_any@10"].mean()), 4), "after_minus_before": diff}
 
 
+def cross_comparisons(runs: dict[tuple[str, str], dict[str, ArmRun]], sweeps: dict[tuple[str, str], dict[str, ArmRun]],
+                      variants: Sequence[str], arms: Sequence[str]) -> dict[str, Any]:
+    """Paired comparisons across (variant, setting) blocks: each variant vs ``base``, parsed filter vs none, and the
+    end-to-end product vs starting point."""
+    return {
+        "variant_vs_base": {f"{v}/{s}/{arm}": compare(runs[(v, s)][arm], runs[("base", s)][arm])
+                            for (v, s) in runs if v != "base" and ("base", s) in runs for arm in arms},
+        "end_to_end": end_to_end(runs, sweeps),
+        "parsed_vs_shared": {f"{v}/{arm}": compare(runs[(v, "shared_parsed")][arm], runs[(v, "shared")][arm])
+                             for v in variants if (v, "shared_parsed") in runs and (v, "shared") in runs
+                             for arm in arms},
+    }
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Cached evaluation stores
 
