@@ -96,6 +96,15 @@ def test_evidence_explorer_search_and_highlighted_span(page: Any) -> None:
     _shot(page, "02-explorer-passage")
     page.click("#p-close")
     assert not page.locator("#passage").is_visible()
+    # no filter fields: the company and year named in the query become the filter, and the page says so
+    page.fill("#s-tickers", "")
+    page.fill("#s-forms", "")
+    page.fill("#s-query", "What did NVIDIA say about export controls in fiscal 2025?")
+    page.click("#s-run")
+    from playwright.sync_api import expect
+
+    expect(page.locator("#s-meta")).to_contain_text("filter parsed from the query")
+    assert "fiscal 2025" in page.locator("#s-meta").inner_text()
     assert page.console_errors == [] and page.foreign == []
 
 

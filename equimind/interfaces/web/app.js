@@ -328,6 +328,7 @@
       const res = await postJson("/search", payload);
       const ms = Object.values(res.timings_ms || {}).reduce((a, b) => a + b, 0);
       $("s-meta").textContent = res.hits.length + " passages · mode " + res.mode + " · " + fmtNum(ms, 0) + " ms" +
+        (res.auto_filter ? " · " + res.auto_filter : "") +
         (res.degraded.length ? " · degraded: " + res.degraded.join("; ") : "");
       res.hits.forEach(hit => $("hits").append(hitItem(hit)));
     } catch (e) {
