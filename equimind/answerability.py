@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from itertools import pairwise
 from typing import Any
 
 TOKEN = re.compile(r"(?u)\b\w\w+\b")  # bm25s' default token pattern (store/sparse.tokenize)
@@ -116,16 +117,35 @@ class FocusTerm:
 
 
 @dataclass(frozen=True)
+class NamePhrase:
+    """Consecutive words capitalised inside a sentence ("Arm Holdings", "Model Y"): one named entity, which a document
+    discusses only if it writes the words together. ``stems`` are the BM25 index's stems of ``words``."""
+
+    words: tuple[str, ...]
+    stems: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.words)
+
+    @property
+    def bigrams(self) -> tuple[tuple[str, str], ...]:
+        return tuple(pairwise(self.stems))
+
+
+@dataclass(frozen=True)
 class AskAnalysis:
     kind: AskKind
     cue: str  # the rule that decided the kind, for the log
     ask: str  # the part of the question that was analysed
     terms: tuple[FocusTerm, ...]
     co_subjects: tuple[str, ...]  # keys of other companies the question compares the run's company with
+    names: tuple[NamePhrase, ...] = ()  # multi-word proper names of the ask ("Arm Holdings")
 
     def to_log(self) -> dict[str, Any]:
         return {"kind": self.kind.value, "cue": self.cue, "ask": self.ask,
                 "focus_terms": [t.word for t in self.terms], "stems": [t.stem for t in self.terms],
+                "names": [n.text for n in self.names],
                 "proper_nouns": [t.word for t in self.terms if t.proper],
                 "acronyms": [t.word for t in self.terms if t.acronym], "co_subjects": list(self.co_subjects)}
 
@@ -251,7 +271,20 @@ def analyse(question: str, subject: Subject, others: Sequence[Subject] = (), ste
     for (w, (proper, acronym)), s in zip(words.items(), stems, strict=True):
         if s not in terms:
             terms[s] = FocusTerm(w, s, proper, acronym)
-    return AskAnalysis(kind, cue, ask, tuple(terms.values()), co)
+    in_ask = [k is None or (k != subject.key and k not in co) for k in keys]
+    return AskAnalysis(kind, cue, ask, tuple(terms.values()), co, _name_phrases(tokens, in_ask, stem))
+
+
+def _name_phrases(tokens: Sequence[_Token], in_ask: Sequence[bool], stem: Any) -> tuple[NamePhrase, ...]:
+    """Maximal runs of two or more adjacent proper-noun words of the ask (not the run's company's own name)."""
+    runs: list[list[str]] = [[]]
+    for t, mine in zip(tokens, in_ask, strict=True):
+        if mine and t.proper and len(t.lower) > 1 and not _is_frame(t.lower):
+            runs[-1].append(t.lower)
+        elif runs[-1]:
+            runs.append([])
+    phrases = [tuple(r) for r in runs if len(r) >= 2]
+    return tuple(NamePhrase(p, tuple(_stems(list(p), stem))) for p in dict.fromkeys(phrases))
 
 
 def _stems(words: list[str], stem: Any) -> list[str]:

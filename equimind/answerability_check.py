@@ -8,7 +8,8 @@ companies the question compares it with) filed on or before the as-of date — a
 A decision/outlook ask is always answerable (it gets a rating). A specific ask is **not answerable** when
 
 * (a) a proper-noun focus term (capitalised inside the sentence: a place, a product, another company) occurs in
-  none of the visible documents; or
+  none of the visible documents, or a multi-word proper name ("Arm Holdings") is written as adjacent words in none
+  of them (a document that names the entity writes its name; one that says "Arm" elsewhere does not); or
 * (b) at least ``MIN_MISSING`` (2) focus terms occur in none of them and they are at least ``MISSING_SHARE`` (1/3)
   of the focus terms; or
 * (c) the ask has at least ``MIN_TERMS_FOR_PASSAGE`` (3) focus terms, one is missing, and no single passage holds
@@ -82,12 +83,14 @@ def judge(analysis: AskAnalysis, stats: ScopeStats, scope: Sequence[str]) -> Ans
             "documents": stats.documents, "passages": stats.passages, "forms": dict(stats.forms), "best": stats.best}
     covered = len(stats.best.stems) if stats.best else 0
     checkable = [t for t in terms if not (t.acronym and freq[t.word] == 0)]
-    rule = _failed_rule(checkable, missing, covered)
+    unnamed = [n for n, k in stats.name_freq.items() if k == 0]
+    rule = _failed_rule(checkable, missing, covered) or (
+        f"(a) the name {', '.join(repr(n) for n in unnamed)} is written in no visible document" if unnamed else None)
     if rule is None:
         why = "no focus terms to check" if not terms else (
             f"{len(terms) - len(missing)} of {len(terms)} focus terms found; best passage holds {covered}")
         return AnswerabilityVerdict(True, rule=why, **base)  # type: ignore[arg-type]
-    return AnswerabilityVerdict(False, rule=rule, reason=_reason(analysis, missing, stats, scope, covered),
+    return AnswerabilityVerdict(False, rule=rule, reason=_reason(analysis, missing, stats, scope, covered, unnamed),
                                 **base)  # type: ignore[arg-type]
 
 
@@ -104,11 +107,15 @@ def _failed_rule(terms: Sequence[FocusTerm], missing: Sequence[FocusTerm], cover
 
 
 def _reason(analysis: AskAnalysis, missing: Sequence[FocusTerm], stats: ScopeStats, scope: Sequence[str],
-            covered: int) -> str:
+            covered: int, unnamed: Sequence[str] = ()) -> str:
     who = " and ".join(scope)
     forms = ", ".join(f"{n} {f}" for f, n in sorted(stats.forms.items())) or "none"
     terms = ", ".join(f"'{t.word}'" for t in analysis.terms)
-    if missing:
+    if unnamed and not missing:
+        what = (f"the question's specific ask ({terms}) is not answered by the evidence: the name "
+                f"{', '.join(repr(n) for n in unnamed)} is written in none of the {stats.documents} documents visible "
+                f"for {who} ({forms}; {stats.passages} passages searched)")
+    elif missing:
         what = (f"the question's specific ask ({terms}) is not answered by the evidence: "
                 f"{', '.join(repr(t.word) for t in missing)} occur{'s' if len(missing) == 1 else ''} in none of the "
                 f"{stats.documents} documents visible for {who} ({forms}; {stats.passages} passages searched)")
@@ -158,7 +165,7 @@ class AnswerabilityCheck:
         scope = [subject, *[o for o in others if o.key in analysis.co_subjects]]
         docs = [document_terms(self.docstore, d, self._stem, self.cache) for s in scope for d in s.doc_ids]
         stems = [t.stem for t in analysis.terms]
-        verdict = judge(analysis, scope_stats(docs, stems), [s.key for s in scope])
+        verdict = judge(analysis, scope_stats(docs, stems, analysis.names), [s.key for s in scope])
         if evidence and stems:
             sets = stem_sets([n.text for n in evidence], self._stem)
             verdict = _with_evidence(verdict, max(len(set(stems) & s) for s in sets))

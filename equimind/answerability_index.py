@@ -9,10 +9,11 @@ entry can never go stale) in a dict the caller owns, e.g. ``Services._cache``.
 from __future__ import annotations
 
 from collections.abc import MutableMapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-from equimind.answerability import stem_sets
+from equimind.answerability import TOKEN, NamePhrase, stem_sets
 
 if TYPE_CHECKING:
     from equimind.store.docstore import DocStore
@@ -27,6 +28,7 @@ class DocTerms:
     spans: tuple[tuple[int, int], ...]
     passages: tuple[frozenset[str], ...]
     vocabulary: frozenset[str]
+    bigrams: frozenset[tuple[str, str]] = frozenset()  # adjacent stemmed tokens, for multi-word names
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ class ScopeStats:
     forms: dict[str, int]  # documents per form (10-K, 10-Q, prices, ...)
     doc_freq: dict[str, int]  # stem -> number of visible documents containing it
     best: PassageMatch | None  # the passage containing the most focus stems (first such passage on ties)
+    name_freq: dict[str, int] = field(default_factory=dict)  # name phrase -> visible documents writing it
 
 
 def document_terms(docstore: DocStore, doc_id: str, stem: Any,
@@ -57,14 +60,17 @@ def document_terms(docstore: DocStore, doc_id: str, stem: Any,
     if not spans:
         spans = ((0, len(doc.text)),)
     passages = tuple(stem_sets([doc.text[a:b] for a, b in spans], stem))
-    terms = DocTerms(doc_id, doc.form, spans, passages, frozenset().union(*passages))
+    seq = [str(w) for w in stem.stemWords(TOKEN.findall(doc.text.lower()))]
+    terms = DocTerms(doc_id, doc.form, spans, passages, frozenset().union(*passages),
+                     frozenset(pairwise(seq)))
     if cache is not None:
         cache[doc_id] = terms
     return terms
 
 
-def scope_stats(docs: Sequence[DocTerms], stems: Sequence[str]) -> ScopeStats:
-    """Document frequency of each stem over ``docs`` and the passage holding most of them (ties: first in order)."""
+def scope_stats(docs: Sequence[DocTerms], stems: Sequence[str], names: Sequence[NamePhrase] = ()) -> ScopeStats:
+    """Document frequency of each stem (and of each multi-word name, as adjacent words) over ``docs`` and the passage
+    holding most of the stems (ties: first in order)."""
     wanted = frozenset(stems)
     best: PassageMatch | None = None
     best_n = 0
@@ -79,5 +85,6 @@ def scope_stats(docs: Sequence[DocTerms], stems: Sequence[str]) -> ScopeStats:
                 best_n = len(hit)
                 best = PassageMatch(d.doc_id, a, b, tuple(s for s in stems if s in hit))
     freq = {s: sum(1 for d in docs if s in d.vocabulary) for s in stems}
+    name_freq = {n.text: sum(1 for d in docs if all(b in d.bigrams for b in n.bigrams)) for n in names}
     return ScopeStats(documents=len(docs), passages=sum(len(d.spans) for d in docs), forms=forms,
-                      doc_freq=freq, best=best)
+                      doc_freq=freq, best=best, name_freq=name_freq)

@@ -32,12 +32,24 @@ def _doc_terms(passages: list[str], doc_id: str = "d1", form: str = "10-K") -> D
         spans.append((at, at + len(p)))
         at += len(p) + 1
     sets = tuple(stem_sets(passages, STEM))
-    return DocTerms(doc_id, form, tuple(spans), sets, frozenset().union(*sets))
+    seq = [str(w) for w in STEM.stemWords(" ".join(passages).lower().replace(".", " ").split())]
+    return DocTerms(doc_id, form, tuple(spans), sets, frozenset().union(*sets), frozenset(zip(seq, seq[1:])))
 
 
 def _verdict(question: str, passages: list[str] = PASSAGES):  # type: ignore[no-untyped-def]
     a = analyse(question, ACME, [], STEM)
-    return judge(a, scope_stats([_doc_terms(passages)], [t.stem for t in a.terms]), ["ACME"])
+    return judge(a, scope_stats([_doc_terms(passages)], [t.stem for t in a.terms], a.names), ["ACME"])
+
+
+def test_a_multi_word_name_must_be_written_together() -> None:
+    passages = [*PASSAGES, "Acme Widgets Holdings is a subsidiary; Germany, data and Holdings appear apart too."]
+    named = _verdict("What did ACME pay for Acme Widgets Holdings?", passages)
+    assert named.analysis.names and named.analysis.names[0].text == "widgets holdings"
+    assert named.answerable
+    apart = _verdict("How many widgets were sold to Germany Holdings?", passages)
+    assert [n.text for n in apart.analysis.names] == ["germany holdings"]
+    assert not apart.answerable and apart.rule == "(a) the name 'germany holdings' is written in no visible document"
+    assert "the name 'germany holdings' is written in none of the 1 documents" in (apart.reason or "")
 
 
 def test_answerable_specific_ask() -> None:
