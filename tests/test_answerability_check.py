@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -33,7 +34,7 @@ def _doc_terms(passages: list[str], doc_id: str = "d1", form: str = "10-K") -> D
         at += len(p) + 1
     sets = tuple(stem_sets(passages, STEM))
     seq = [str(w) for w in STEM.stemWords(" ".join(passages).lower().replace(".", " ").split())]
-    return DocTerms(doc_id, form, tuple(spans), sets, frozenset().union(*sets), frozenset(zip(seq, seq[1:])))
+    return DocTerms(doc_id, form, tuple(spans), sets, frozenset().union(*sets), frozenset(pairwise(seq)))
 
 
 def _verdict(question: str, passages: list[str] = PASSAGES):  # type: ignore[no-untyped-def]
