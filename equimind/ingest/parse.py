@@ -10,6 +10,10 @@ drops the hidden ``ix:header`` and ``display:none`` content); its node tree is w
 
 Sections are then found in that text (``parse_sections``). PDFs go through pypdf page by page; pages are joined by a
 blank line and each page's span is recorded (``PageSpan``, zero-based like FinanceBench).
+
+The fiscal year and period a filing declares in its hidden inline-XBRL header (``dei:DocumentFiscalYearFocus``,
+``dei:DocumentFiscalPeriodFocus``) are kept as ``ParsedText.fiscal``: NVIDIA's 10-Q for the quarter ended
+2025-07-27 is fiscal 2026 Q2, which no date arithmetic recovers.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ class ParsedText:
     sections: tuple[Section, ...] = ()
     pages: tuple[PageSpan, ...] = ()
     seconds: float = 0.0
+    fiscal: tuple[tuple[str, str], ...] = ()  # ("fiscal_year", "2026"), ("fiscal_period", "Q2") when declared
 
 
 @dataclass(frozen=True)
@@ -66,7 +71,22 @@ def parse_filing_html(html: str | bytes, form: str | None = None, *, name: str =
     sections = detect_sections(text, form)
     seconds = time.perf_counter() - t0
     log.debug("parsed %s: %d chars, %d sections in %.2fs", name, len(text), len(sections), seconds)
-    return ParsedText(text=text, sections=sections, seconds=seconds)
+    return ParsedText(text=text, sections=sections, seconds=seconds, fiscal=declared_fiscal(html))
+
+
+_DEI = {"fiscal_year": re.compile(r'name="dei:DocumentFiscalYearFocus"[^>]*>\s*((?:19|20)\d{2})\s*<'),
+        "fiscal_period": re.compile(r'name="dei:DocumentFiscalPeriodFocus"[^>]*>\s*(FY|Q[1-4]|H[12])\s*<')}
+
+
+def declared_fiscal(html: str | bytes) -> tuple[tuple[str, str], ...]:
+    """The fiscal year / period the filing's inline-XBRL header declares (empty for documents without one)."""
+    text = html.decode("utf-8", errors="replace") if isinstance(html, bytes) else html
+    out: list[tuple[str, str]] = []
+    for key, pattern in _DEI.items():
+        m = pattern.search(text)
+        if m:
+            out.append((key, m.group(1)))
+    return tuple(out)
 
 
 def _edgar_tree(html: str | bytes, name: str) -> Any:

@@ -45,7 +45,7 @@ def live_filing_documents(settings: Settings, tickers: Sequence[str], forms: Seq
                     period = f", period ending {ref.period_end.isoformat()}" if ref.period_end else ""
                     title = f"{ref.company or ref.ticker} {ref.form} filed {ref.filed.isoformat()}{period}"
                     meta = (("accession", ref.accession), ("parser", f"edgartools-html/{PARSER_VERSION}"),
-                            ("primary_document", ref.primary_document))
+                            ("primary_document", ref.primary_document), *parsed.fiscal)
                     yield Document(id=Document.make_id(key, parsed.text), source_key=key, ticker=ref.ticker,
                                    cik=ref.cik, company=ref.company, source=Source.SEC_EDGAR, origin=Origin.LIVE,
                                    form=ref.form, filed_at=ref.filed, period_end=ref.period_end, url=ref.url,

@@ -152,6 +152,8 @@ def _document(path: Path, meta: FileMeta, parsed: ParsedText) -> Document:
     pairs = [("doc_name", meta.doc_name), ("file", path.name), *meta.extra]
     if meta.fiscal_year:
         pairs.append(("fiscal_year", meta.fiscal_year))
+    else:  # what an inline-XBRL filing declares, when its file name and metadata say nothing
+        pairs.extend(parsed.fiscal)
     if meta.fiscal_quarter:
         pairs.append(("fiscal_quarter", meta.fiscal_quarter))
     if meta.dated:

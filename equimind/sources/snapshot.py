@@ -160,7 +160,7 @@ class SnapshotFilingsSource:
         from equimind.ingest.parse import parse_filing_html
 
         parsed = parse_filing_html(entry.path.read_bytes(), entry.form, name=str(entry.path))
-        return _document(entry, parsed.text, parsed.sections, entry.primary_document)
+        return _document(entry, parsed.text, parsed.sections, entry.primary_document, parsed.fiscal)
 
     def documents(self, tickers: Sequence[str] | None = None,
                   forms: Sequence[str] | None = None) -> Iterator[Document]:
@@ -216,13 +216,14 @@ def _load_8k(entry: ManifestEntry) -> Document:
     if not html:
         raise ParseError(f"{entry.path}: the submission has no HTML primary document")
     parsed = parse_filing_html(html, entry.form, name=str(entry.path))
-    return _document(entry, parsed.text, parsed.sections, entry.primary_document)
+    return _document(entry, parsed.text, parsed.sections, entry.primary_document, parsed.fiscal)
 
 
-def _document(entry: ManifestEntry, text: str, sections: tuple[Section, ...], primary: str | None) -> Document:
+def _document(entry: ManifestEntry, text: str, sections: tuple[Section, ...], primary: str | None,
+              fiscal: tuple[tuple[str, str], ...] = ()) -> Document:
     from equimind.ingest.parse import PARSER_VERSION
 
-    meta = [("corpus_path", entry.path.name), ("parser", f"edgartools-html/{PARSER_VERSION}")]
+    meta = [("corpus_path", entry.path.name), ("parser", f"edgartools-html/{PARSER_VERSION}"), *fiscal]
     if entry.accession:
         meta.append(("accession", entry.accession))
     if primary:

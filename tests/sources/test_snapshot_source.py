@@ -95,3 +95,24 @@ def test_recorded_corpus_filings_and_8ks(corpus_dir: Path) -> None:
     assert nvda.url == "https://www.sec.gov/Archives/edgar/data/1045810/000104581026000024/nvda-20260302.htm"
     assert any(s.name.startswith("Item 5.02") for s in nvda.sections)
     assert "<XBRL>" not in nvda.text and "xbrli" not in nvda.text
+
+
+def test_the_fiscal_year_a_filing_declares_is_kept(corpus: Path, corpus_dir: Path) -> None:
+    from equimind.ingest.parse import declared_fiscal
+    from equimind.retrieval.query_filters import QueryFilterParser
+
+    src = SnapshotFilingsSource(corpus_dir)
+    q = src.load(next(e for e in src.list_entries(["NVDA"], ["10-Q"])))
+    k = src.load(next(e for e in src.list_entries(["NVDA"], ["10-K"])))
+    # the quarter ended 2025-07-27 is NVIDIA's fiscal 2026 Q2: only the filing's own header says so
+    assert (q.period_end, dict(q.meta)["fiscal_year"], dict(q.meta)["fiscal_period"]) == (date(2025, 7, 27), "2026",
+                                                                                           "Q2")
+    assert dict(k.meta)["fiscal_year"] == "2025" and dict(k.meta)["fiscal_period"] == "FY"
+    parser = QueryFilterParser.from_documents([q, k])
+    assert parser.parse("NVIDIA data center revenue in fiscal 2026").doc_ids == (q.id,)
+    assert parser.parse("NVIDIA data center revenue in fiscal 2025").doc_ids == (k.id,)
+    # a document without an inline-XBRL header declares nothing (the test manifest's plain HTML)
+    plain = SnapshotFilingsSource(corpus)
+    assert "fiscal_year" not in dict(plain.load(plain.list_entries()[0]).meta)
+    assert declared_fiscal(b'<ix:nonNumeric name="dei:DocumentFiscalYearFocus" id="x">2031</ix:nonNumeric>') == (
+        ("fiscal_year", "2031"),)
