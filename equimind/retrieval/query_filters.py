@@ -41,6 +41,9 @@ _SUFFIXES = re.compile(
     re.IGNORECASE,
 )
 _YEAR = re.compile(r"(?<![\d$.,])(?:FY\s?|fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})(?!\d|[,.]\d)", re.IGNORECASE)
+_DATE_BEFORE = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|"
+                          r"december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s+(?:\d{1,2},?\s+)?$",
+                          re.IGNORECASE)
 _SHORT_FY = re.compile(r"\bFY\s?'?(\d{2})\b", re.IGNORECASE)
 _COMMON_WORDS = frozenset(
     ["block", "target", "apple", "visa", "gap", "square", "ball", "meta", "oracle", "general", "best", "shell",
@@ -107,8 +110,9 @@ def _alias_pattern(alias: str) -> re.Pattern[str]:
 
 
 def mentioned_years(text: str, today: date | None = None) -> set[int]:
-    """Four-digit years and FY-prefixed two-digit years written in ``text``."""
-    years = {int(m.group(1)) for m in _YEAR.finditer(text)}
+    """Four-digit years and FY-prefixed two-digit years written in ``text``. A year that is part of a calendar date
+    ("July 2025", "May 1, 2024") is not a fiscal year: NVIDIA's July 2025 quarter is in its fiscal 2026."""
+    years = {int(m.group(1)) for m in _YEAR.finditer(text) if not _DATE_BEFORE.search(text, 0, m.start())}
     century = ((today or date.today()).year // 100) * 100
     years |= {century + int(m.group(1)) for m in _SHORT_FY.finditer(text)}
     return years

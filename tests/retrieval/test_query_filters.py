@@ -101,3 +101,9 @@ def test_facts_read_without_text_equal_the_facts_of_the_full_documents(stores) -
     by_id = {d.id: d for d in stores.docs}
     assert all(DocFacts.of_ref(ref, meta) == DocFacts.of(by_id[ref.doc_id]) for ref, meta in rows)
     assert all(meta == dict(by_id[ref.doc_id].meta) for ref, meta in rows)
+
+
+def test_a_year_inside_a_calendar_date_is_not_a_fiscal_year() -> None:
+    assert mentioned_years("Did NVIDIA sell H20 chips in the July 2025 quarter?") == set()
+    assert mentioned_years("the buyback announced on May 1, 2024 and the Sept. 30, 2024 balance") == set()
+    assert mentioned_years("Mayor 2024 and August 2025 versus fiscal 2026") == {2024, 2026}
