@@ -50,6 +50,8 @@ def recommendation(rec: Recommendation) -> None:
 
 
 def _cases(rec: Recommendation, notes: list[str]) -> None:
+    if not (rec.bull_case or rec.bear_case):  # a refusal: there was no debate to show
+        return
     table = Table(title="Bull vs Bear", show_lines=True, expand=True)
     table.add_column("Bull", ratio=1)
     table.add_column("Bear", ratio=1)
