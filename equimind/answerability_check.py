@@ -163,6 +163,8 @@ class AnswerabilityCheck:
         e.g. on a benchmark's own documents."""
         analysis = analyse(question, subject, others, self._stem)
         scope = [subject, *[o for o in others if o.key in analysis.co_subjects]]
+        if analysis.kind is AskKind.DECISION:  # always rated: the documents' term sets would go unused
+            return judge(analysis, scope_stats([], []), [s.key for s in scope])
         docs = [document_terms(self.docstore, d, self._stem, self.cache) for s in scope for d in s.doc_ids]
         stems = [t.stem for t in analysis.terms]
         verdict = judge(analysis, scope_stats(docs, stems, analysis.names), [s.key for s in scope])

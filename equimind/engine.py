@@ -85,11 +85,12 @@ class EquiMindEngine:
         if not query.strip():
             raise ConfigError("the query is empty; give some words to search for")
         use_auto = self.settings.auto_filter if auto_filter is None else auto_filter
+        note: str | None = None
         if use_auto and (flt is None or flt.is_empty()):
             parsed = self.services.filter_parser().explain(query)
-            result = self.services.searcher().search(query, parsed.spec, mode=mode, top_k=top_k)
-            return result.model_copy(update={"auto_filter": parsed.describe()})
-        return self.services.searcher().search(query, flt, mode=mode, top_k=top_k)
+            flt, note = parsed.spec, parsed.describe()
+        result = self.services.searcher().search(query, flt, mode=mode, top_k=top_k)
+        return result if note is None else result.model_copy(update={"auto_filter": note})
 
     def passage(self, doc_id: str, start: int, end: int, context: int = 400) -> Passage:
         doc = self.services.docstore.get_document(doc_id)
@@ -131,15 +132,16 @@ class EquiMindEngine:
             degraded.append(f"embedder: unavailable ({exc})")
         if self.settings.snapshot is None and not self.settings.sec_identity:
             degraded.append("sec_edgar: live calls refused (EQUIMIND_SEC_IDENTITY is not set)")
-        from equimind.ingest.embed_format import REINDEX_FIX, EmbeddingStamp, mismatch, parse_format, read_stamp
+        from equimind.ingest.embed_format import EmbeddingStamp, parse_format, read_stamp, stamp_note
 
         stored = read_stamp(s.docstore)
         embedder["text_format"] = s.text_format
         embedder["stored"] = stored.as_dict() if stored is not None else None
-        why = mismatch(stored, EmbeddingStamp(embedder=embedder["name"], text_format=parse_format(s.text_format)))
-        if why is not None:
-            degraded.append(f"embeddings: {why}; {REINDEX_FIX}")
-        status = "ok" if embedder["available"] and why is None else "degraded"
+        wanted = EmbeddingStamp(embedder=embedder["name"], text_format=parse_format(s.text_format))
+        note = stamp_note(stored, wanted)
+        if note is not None:
+            degraded.append(note)
+        status = "ok" if embedder["available"] and note is None else "degraded"
         return Health(status=status, mode="snapshot" if self.settings.snapshot else "live",
                       snapshot=str(self.settings.snapshot) if self.settings.snapshot else None,
                       store=s.docstore.counts(), embedder=embedder,

@@ -95,11 +95,12 @@ class Services:
 
     def reindex(self, progress: Progress | None = None, *, force: bool = False) -> ReindexReport:
         """Re-embed every stored chunk as ``text_format`` with the current embedder (see ``ingest/reindex.py``)."""
+        from equimind.ingest.pipeline import no_progress
         from equimind.ingest.reindex import Reindexer
 
         reindexer = Reindexer(self.docstore, self.vectors, self.embedder, self.sparse.root or self.settings.bm25_path,
                               text_format=self.text_format, batch_size=self.settings.embed_batch_size)
-        return reindexer.run(progress, force=force) if progress is not None else reindexer.run(force=force)
+        return reindexer.run(progress or no_progress, force=force)
 
 
 def open_services(settings: Settings, *, embedder: Embedder | None = None, reranker: Reranker | None = None,

@@ -18,7 +18,7 @@ import numpy as np
 
 from equimind.config import Settings
 from equimind.evaluation.metrics import Judgement, bootstrap_ci, paired_bootstrap_ci, score_judgements
-from equimind.models import Chunk, Document, FilterSpec, SearchHit, SearchResult
+from equimind.models import Document, FilterSpec, SearchHit, SearchResult
 
 if TYPE_CHECKING:
     from equimind.ingest.pipeline import SourceFailure
@@ -207,13 +207,6 @@ def variant_format(variant: str) -> str:
     if variant not in VARIANT_FORMATS:
         raise ValueError(f"unknown store variant {variant!r}; valid: {', '.join(STORE_VARIANTS)}")
     return VARIANT_FORMATS[variant]
-
-
-def embed_text_fn(variant: str) -> Callable[[Chunk, Document], str]:
-    """The text embedded per child for a store variant (see :func:`variant_format`)."""
-    from equimind.ingest.embed_format import embed_text_for
-
-    return embed_text_for(variant_format(variant))
 
 
 def stored_documents(services: Services) -> list[Document]:

@@ -94,6 +94,12 @@ def read_stamp(docstore: _StampStore) -> EmbeddingStamp | None:
     return None
 
 
+def stamp_note(stored: EmbeddingStamp | None, wanted: EmbeddingStamp) -> str | None:
+    """The degraded note search and health show while the store's vectors were made otherwise than ``wanted``."""
+    why = mismatch(stored, wanted)
+    return None if why is None else f"embeddings: {why}; {REINDEX_FIX}"
+
+
 def mismatch(stored: EmbeddingStamp | None, wanted: EmbeddingStamp) -> str | None:
     """Why vectors made as ``stored`` must not be mixed with / searched as ``wanted`` (None when compatible).
 

@@ -77,7 +77,7 @@ class IngestReport(BaseModel):
         self.timings_s[stage] = round(self.timings_s.get(stage, 0.0) + seconds, 4)
 
 
-def _noop(stage: str, advance: int, total: int | None) -> None:
+def no_progress(stage: str, advance: int, total: int | None) -> None:
     return None
 
 
@@ -114,7 +114,7 @@ class IngestPipeline:
         if stored is None or stored.legacy:
             self._docstore.set_embedding_stamp(wanted.embedder or "", wanted.text_format.value)
 
-    def run(self, items: Iterable[Document | SourceFailure], progress: Progress = _noop,
+    def run(self, items: Iterable[Document | SourceFailure], progress: Progress = no_progress,
             total: int | None = None) -> IngestReport:
         self.check_store()
         report = IngestReport(embedder=self._embedder.name, text_format=self.text_format.value)

@@ -31,7 +31,7 @@ from equimind.ingest.embed_format import (
     parse_format,
     read_stamp,
 )
-from equimind.ingest.pipeline import Progress
+from equimind.ingest.pipeline import Progress, no_progress
 from equimind.models import Chunk
 from equimind.protocols import Embedder
 
@@ -52,10 +52,6 @@ class ReindexReport(BaseModel):
         self.timings_s[stage] = round(self.timings_s.get(stage, 0.0) + seconds, 4)
 
 
-def _noop(stage: str, advance: int, total: int | None) -> None:
-    return None
-
-
 class Reindexer:
     """Re-embeds a store (docstore + vector store + the local indexes under ``index_root``) as ``text_format``."""
 
@@ -71,7 +67,7 @@ class Reindexer:
         self._embed_text: EmbedText = embed_text_for(self.text_format)
         self._batch = batch_size
 
-    def run(self, progress: Progress = _noop, *, force: bool = False) -> ReindexReport:
+    def run(self, progress: Progress = no_progress, *, force: bool = False) -> ReindexReport:
         """Re-embed every chunk unless the store is empty or already stamped this way (``force`` re-embeds anyway)."""
         t_start = time.perf_counter()
         wanted = EmbeddingStamp(embedder=self._embedder.name, text_format=self.text_format)

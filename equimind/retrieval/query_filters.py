@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
@@ -171,9 +171,6 @@ class QueryFilterParser:
         companies = tuple(sorted({f.company or f.ticker or f.doc_id for f in chosen}))
         used_years = tuple(sorted({f.fiscal_year for f in narrowed if f.fiscal_year is not None}))
         return ParsedQuery(FilterSpec(doc_ids=tuple(sorted({f.doc_id for f in chosen}))), companies, used_years)
-
-    def parse_many(self, questions: Sequence[str]) -> list[FilterSpec]:
-        return [self.parse(q) for q in questions]
 
 
 class StoreFilterParser:

@@ -16,7 +16,7 @@ from typing import Any
 
 from equimind.config import RETRIEVAL_MODES, Settings
 from equimind.errors import ConfigError
-from equimind.ingest.embed_format import PRODUCT_FORMAT, REINDEX_FIX, EmbeddingStamp, mismatch, parse_format, read_stamp
+from equimind.ingest.embed_format import PRODUCT_FORMAT, EmbeddingStamp, parse_format, read_stamp, stamp_note
 from equimind.models import FilterSpec, SearchHit, SearchResult, StageScores
 from equimind.protocols import Embedder, Reranker
 from equimind.retrieval.dense import dense_search
@@ -218,8 +218,8 @@ class HybridSearcher:
         """A note when the stored vectors were not made the way query vectors are (dense scores are unreliable)."""
         if mode == "bm25":
             return []
-        why = mismatch(read_stamp(self.docstore), self.expected_embedding)
-        return [f"embeddings: {why}; {REINDEX_FIX}"] if why is not None else []
+        note = stamp_note(read_stamp(self.docstore), self.expected_embedding)
+        return [note] if note is not None else []
 
     def _rerank_unavailable(self) -> str | None:
         if self.reranker is None:

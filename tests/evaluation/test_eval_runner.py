@@ -7,7 +7,8 @@ from datetime import date
 import pytest
 
 from equimind.evaluation.metrics import Judgement
-from equimind.evaluation.runner import EvalQuery, compare, embed_text_fn, evaluate, run_arm, variant_format
+from equimind.evaluation.runner import EvalQuery, compare, evaluate, run_arm, variant_format
+from equimind.ingest.embed_format import embed_text_for
 from equimind.models import (
     Chunk,
     Document,
@@ -94,10 +95,10 @@ def test_embed_text_variants() -> None:
     doc = Document(id="d", source_key="k", ticker="T", cik=None, company=None, source=Source.LOCAL,
                    origin=Origin.LOCAL_FILE, form="10-K", filed_at=None, period_end=None, url=None, title="T 10-K",
                    text="Sales")
-    assert embed_text_fn("base")(chunk, doc) == "Sales"
-    assert embed_text_fn("context")(chunk, doc) == "T 10-K | Item 7\nSales"
+    assert embed_text_for(variant_format("base"))(chunk, doc) == "Sales"
+    assert embed_text_for(variant_format("context"))(chunk, doc) == "T 10-K | Item 7\nSales"
     with pytest.raises(ValueError, match="valid"):
-        embed_text_fn("nope")
+        variant_format("nope")
 
 
 def test_end_to_end_pairs_the_product_run_with_the_plain_rrf_base_run() -> None:
