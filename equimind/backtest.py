@@ -30,7 +30,7 @@ import shutil
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -182,12 +182,13 @@ class Backtester:
         from equimind.engine import EquiMindEngine
 
         svc = self._services(ctx, ticker)
-        settings = svc.settings.model_copy(update={"snapshot": view.path})
+        view_svc = svc.with_settings(svc.settings.model_copy(update={"snapshot": view.path}))
         question = ctx.request.question.format(ticker=ticker, company=_company(view.path, ticker))
         t0 = time.perf_counter()
         if ctx.request.prime_figures:
-            _prime_figures(settings, ticker, day)
-        rec = EquiMindEngine(replace(svc, settings=settings)).research(ticker, question, day)
+            _prime_figures(view_svc, ticker, day)
+        rec = EquiMindEngine(view_svc).research(ticker, question, day)
+        view_svc.release_sources()
         duration = round(time.perf_counter() - t0, 2)
         close = traded_close(ctx.histories[ticker], day)
         record = DecisionRecord(
@@ -274,19 +275,14 @@ def _company(view: Path, ticker: str) -> str:
         return ticker
 
 
-def _prime_figures(settings: Settings, ticker: str, day: date) -> None:
+def _prime_figures(services: Services, ticker: str, day: date) -> None:
     """Compute the market report as of ``day`` from the point-in-time view and put it in the research store's figure
     cache, where research reads it (DB-first figures). Without this, only a ticker's first decision would get
     figures: later ones find the filings stored, converge without fetching prices, and have no figures at all."""
-    from equimind.market import market_report
-    from equimind.store.figures import FigureCache
+    from equimind.analytics.market import market_report
 
-    report = market_report(settings, ticker, day)
-    cache = FigureCache(settings.home / "figures.sqlite")
-    try:
-        cache.put(ticker, day, report.mode, report.model_dump_json())
-    finally:
-        cache.close()
+    report = market_report(services.settings, ticker, day, services.sources.market)
+    services.figure_cache.put(ticker, day, report.mode, report.model_dump_json())
 
 
 def _close_check(rec: Recommendation, close: float) -> str:

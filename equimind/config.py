@@ -168,6 +168,19 @@ class Settings(BaseSettings):
         return self.home / "audit.jsonl"
 
     @property
+    def figures_path(self) -> Path:
+        """Computed market reports (DB-first figures, store/figures.py)."""
+        return self.home / "figures.sqlite"
+
+    @property
+    def memory_path(self) -> Path:
+        return self.home / "memory.sqlite"
+
+    @property
+    def backtest_path(self) -> Path:
+        return self.home / "backtest.sqlite"
+
+    @property
     def corpus_dir(self) -> Path:
         """The recorded corpus to read in snapshot mode."""
         return self.snapshot if self.snapshot is not None else self.shared / "corpus"

@@ -8,35 +8,23 @@ The other methods are the read paths the interfaces expose (search, passage, cit
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, Field
 
+from equimind.analytics.market import MarketReport, market_report
+from equimind.citations import CitationCheck, verify_citation
 from equimind.config import Settings
 from equimind.errors import ConfigError, EquiMindError, NotFoundError
-from equimind.models import DocumentRef, FilterSpec, Recommendation, SearchResult
-
-if TYPE_CHECKING:
-    from equimind.citations import CitationCheck
-    from equimind.market import MarketReport
-    from equimind.memory import MemorySnapshot
-    from equimind.services import Services
+from equimind.ingest.embed_format import EmbeddingStamp, parse_format, read_stamp, stamp_note
+from equimind.memory import MemorySnapshot
+from equimind.models import Degradation, DegradationNote, DocumentRef, FilterSpec, Recommendation, SearchResult
+from equimind.research.events import EventSink
+from equimind.research.run import ResearchRun
+from equimind.services import Services
 
 log = logging.getLogger(__name__)
-
-
-class ResearchEvent(BaseModel):
-    """One progress event of a research run (streamed by the API as Server-Sent Events)."""
-
-    stage: str  # "search" | "critic" | "fetch" | "rewrite" | "compress" | "debate" | "done"
-    iteration: int | None = None
-    message: str
-    data: dict[str, Any] = Field(default_factory=dict)
-
-
-EventSink = Callable[[ResearchEvent], None]
 
 
 class Passage(BaseModel):
@@ -62,7 +50,7 @@ class Health(BaseModel):
     embedder: dict[str, Any]
     reranker: dict[str, Any]
     provider: str
-    degraded: list[str] = Field(default_factory=list)
+    degraded: list[DegradationNote] = Field(default_factory=list)
 
 
 def doc_ref(doc: Any) -> DocumentRef:
@@ -104,36 +92,30 @@ class EquiMindEngine:
                        doc_sha256=doc.sha256)
 
     def verify_citation(self, doc_id: str, quote: str) -> CitationCheck:
-        from equimind.citations import verify_citation
-
         if not quote.strip():
             raise ConfigError("the quote is empty; pass the exact text to verify")
         return verify_citation(self.services.docstore, doc_id, quote)
 
     def market(self, ticker: str, as_of: date | None = None) -> MarketReport:
-        from equimind.market import market_report
-
-        return market_report(self.settings, ticker.upper(), as_of or date.today())
+        return market_report(self.settings, ticker.upper(), as_of or date.today(), self.services.sources.market)
 
     def memory(self, ticker: str, as_of: date | None = None) -> MemorySnapshot:
-        from equimind.memory import MemoryStore
-
-        return MemoryStore.from_settings(self.settings).snapshot(ticker.upper(), as_of=as_of)
+        return self.services.memory.snapshot(ticker.upper(), as_of=as_of)
 
     def health(self) -> Health:
         s = self.services
         rer = s.reranker
-        degraded = [] if rer.available else [f"rerank: unavailable ({rer.unavailable_reason})"]
+        degraded = [] if rer.available else [Degradation(capability="rerank",
+                                                         reason=f"unavailable ({rer.unavailable_reason})")]
         try:
             embedder: dict[str, Any] = {"name": s.embedder.name, "dim": s.embedder.dim, "available": True}
         except EquiMindError as exc:
             embedder = {"name": self.settings.embed_model or "all-MiniLM-L6-v2", "available": False,
                         "reason": str(exc)}
-            degraded.append(f"embedder: unavailable ({exc})")
+            degraded.append(Degradation(capability="embedder", reason=f"unavailable ({exc})"))
         if self.settings.snapshot is None and not self.settings.sec_identity:
-            degraded.append("sec_edgar: live calls refused (EQUIMIND_SEC_IDENTITY is not set)")
-        from equimind.ingest.embed_format import EmbeddingStamp, parse_format, read_stamp, stamp_note
-
+            degraded.append(Degradation(capability="sec_edgar",
+                                        reason="live calls refused (EQUIMIND_SEC_IDENTITY is not set)"))
         stored = read_stamp(s.docstore)
         embedder["text_format"] = s.text_format
         embedder["stored"] = stored.as_dict() if stored is not None else None
@@ -156,33 +138,20 @@ class EquiMindEngine:
             raise ConfigError(f"ticker {ticker!r} is not valid; use a symbol like NVDA")
         if t in self.services.docstore.known_tickers(only_indexed=False):
             return t
-        resolver: Any = None
         try:
-            resolver = self._resolver()  # the live client refuses to start without an SEC identity
-            resolver.resolve(t)
+            self.services.sources.resolve(t)  # the live resolver refuses without an SEC identity
         except NotFoundError as exc:
             raise NotFoundError(f"unknown ticker {t}: not in the store nor in the SEC ticker map ({exc}); "
                                 "check the symbol") from exc
         except EquiMindError as exc:
             log.warning("could not check ticker %s against the SEC map: %s", t, exc)
-        finally:
-            close = getattr(resolver, "close", None)
-            if callable(close):
-                close()  # the live SEC client holds an HTTP connection pool
         return t
-
-    def _resolver(self) -> Any:
-        if self.settings.snapshot is not None:
-            from equimind.sources.market_snapshot import SnapshotSec
-
-            return SnapshotSec(self.settings.snapshot)
-        from equimind.sources.sec_edgar import SecEdgarClient
-
-        return SecEdgarClient(self.settings)
 
     # --- research ----------------------------------------------------------------------------------------------
     def research(self, ticker: str, question: str, as_of: date | None = None, *,
                  on_event: EventSink | None = None) -> Recommendation:
-        from equimind.research import ResearchRun
+        def search(text: str, flt: FilterSpec) -> SearchResult:
+            return self.search(text, flt, mode=None, top_k=self.settings.top_k)
 
-        return ResearchRun(self, self.known_ticker(ticker), question, as_of or date.today(), on_event).run()
+        return ResearchRun(self.services, self.known_ticker(ticker), question, as_of or date.today(), on_event,
+                           search=search).run()

@@ -7,12 +7,13 @@ everything an interface prints are Pydantic models (validated, JSON-serialisable
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
 
 
 def sha256_hex(*parts: str) -> str:
@@ -156,9 +157,7 @@ class FilterSpec:
 
     def __post_init__(self) -> None:
         if self.since and self.until and self.since > self.until:
-            raise ValueError(
-                f"since ({self.since}) is after until ({self.until}); swap them or drop one"
-            )
+            raise ValueError(f"since ({self.since}) is after until ({self.until}); swap them or drop one")
 
     def is_empty(self) -> bool:
         return not (self.tickers or self.since or self.until or self.sources or self.forms or self.doc_ids)
@@ -178,10 +177,40 @@ class FilterSpec:
         return not (self.until and chunk.filed_at > date_to_int(self.until))
 
 
-# ----------------------------------------------------------------------------------------------------------------
+class Degradation(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    capability: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.capability}: {self.reason}"
+
+
+class Degradations:
+    """The one collector of what was unavailable in a run: ordered, each (capability, reason) once."""
+
+    def __init__(self) -> None:
+        self._items: list[Degradation] = []
+
+    def add(self, capability: str, reason: str) -> None:
+        self.extend([Degradation(capability=capability, reason=reason)])
+
+    def extend(self, items: Iterable[Degradation]) -> None:
+        for d in items:
+            if d not in self._items:
+                self._items.append(d)
+
+    def items(self) -> list[Degradation]:
+        return list(self._items)
+
+
+# A Degradation that travels as its "capability: reason" text (SearchResult and Health print it so; read back too).
+DegradationNote = Annotated[Degradation, PlainSerializer(str, return_type=str), BeforeValidator(
+    lambda v: dict(zip(("capability", "reason"), v.split(": ", 1), strict=False)) if isinstance(v, str) else v)]
+
+
 # Retrieval results (printed by CLI/API: Pydantic)
-
-
 class DocumentRef(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -237,14 +266,11 @@ class SearchResult(BaseModel):
     hits: list[SearchHit]
     auto_filter: str | None = Field(default=None, description="How the filter was parsed from the query's own "
                                     "company / fiscal-year words (None: the caller's filter, or auto-filter off).")
-    degraded: list[str] = Field(default_factory=list)
+    degraded: list[DegradationNote] = Field(default_factory=list)
     timings_ms: dict[str, float] = Field(default_factory=dict)
 
 
-# ----------------------------------------------------------------------------------------------------------------
 # Research output
-
-
 class Rating(StrEnum):
     STRONG_BUY = "STRONG_BUY"
     BUY = "BUY"
@@ -295,13 +321,6 @@ class Claim(BaseModel):
     figure_ids: list[str] = Field(default_factory=list)
     strength: float = 0.5
     signal: str = ""
-
-
-class Degradation(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    capability: str
-    reason: str
 
 
 class IterationLog(BaseModel):

@@ -1,6 +1,8 @@
-"""Component wiring: builds the stores and models from Settings once, at an entrypoint, and hands them down.
+"""Component wiring: the single dependency container. Builds the stores, models and clients from Settings once, at
+an entrypoint, and hands them down; nothing else builds a client from Settings.
 
-Interfaces (CLI, API, MCP) call ``open_services``; nothing here is module-level state.
+Interfaces (CLI, API, MCP) call ``open_services``; nothing here is module-level state. Heavy parts (embedder,
+reranker, tokenizer: torch and transformers) load on first use; so do the SQLite side stores and the sources.
 """
 
 from __future__ import annotations
@@ -10,21 +12,27 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from equimind.config import Settings
+from equimind.ingest.embed_format import PRODUCT_FORMAT, parse_format
+from equimind.store.docstore import DocStore
+from equimind.store.figures import FigureCache
+from equimind.store.sparse import BM25Index
+from equimind.store.vectors import ChromaVectorStore
 
 if TYPE_CHECKING:
+    from equimind.answerability_index import DocTerms
+    from equimind.backtest_store import BacktestStore
     from equimind.ingest.pipeline import IngestPipeline, Progress
     from equimind.ingest.reindex import ReindexReport
+    from equimind.memory import MemoryStore
     from equimind.protocols import Embedder, Reranker, Tokenizer
     from equimind.retrieval.query_filters import StoreFilterParser
     from equimind.retrieval.search import HybridSearcher
-    from equimind.store.docstore import DocStore
-    from equimind.store.sparse import BM25Index
-    from equimind.store.vectors import ChromaVectorStore
+    from equimind.sources.sourceset import SourceSet
 
 
 @dataclass
 class Services:
-    """The long-lived components of one EquiMind home. Heavy parts (embedder, reranker) load on first use."""
+    """The long-lived components of one EquiMind home."""
 
     settings: Settings
     docstore: DocStore
@@ -33,16 +41,25 @@ class Services:
     _embedder: Embedder | None = None
     _reranker: Reranker | None = None
     _tokenizer: Tokenizer | None = None
-    # embedding-text format written by pipeline() and expected by searcher(); the literal of
-    # embed_format.PRODUCT_FORMAT (importing it here would load numpy on `import equimind.services`)
-    text_format: str = "title-section-v1"
-    _cache: dict[str, Any] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    # embedding-text format written by pipeline() and expected by searcher()
+    text_format: str = PRODUCT_FORMAT.value
+    _searcher: HybridSearcher | None = field(default=None, repr=False)
+    _filter_parser: StoreFilterParser | None = field(default=None, repr=False)
+    _sources: SourceSet | None = field(default=None, repr=False)
+    _figure_cache: FigureCache | None = field(default=None, repr=False)
+    _memory: MemoryStore | None = field(default=None, repr=False)
+    _backtest_store: BacktestStore | None = field(default=None, repr=False)
+    _llm: tuple[Any, str | None] | None = field(default=None, repr=False)
+    # per-home caches keyed by content hashes (a document id names one text forever, so entries never go stale)
+    doc_shas: dict[str, str] = field(default_factory=dict, repr=False)
+    answerability_terms: dict[str, DocTerms] = field(default_factory=dict, repr=False)
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
+    # --- models -------------------------------------------------------------------------------------------------
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            from equimind.retrieval.embed import SentenceTransformerEmbedder
+            from equimind.retrieval.embed import SentenceTransformerEmbedder  # torch
 
             self._embedder = SentenceTransformerEmbedder(self.settings.embed_model,
                                                          batch_size=self.settings.embed_batch_size)
@@ -51,7 +68,7 @@ class Services:
     @property
     def reranker(self) -> Reranker:
         if self._reranker is None:
-            from equimind.retrieval.rerank import CrossEncoderReranker
+            from equimind.retrieval.rerank import CrossEncoderReranker  # torch
 
             self._reranker = CrossEncoderReranker(self.settings.rerank_model)
         return self._reranker
@@ -59,31 +76,106 @@ class Services:
     @property
     def tokenizer(self) -> Tokenizer:
         if self._tokenizer is None:
-            from equimind.ingest.tokens import HFTokenizer
+            from equimind.ingest.tokens import HFTokenizer  # transformers
 
             self._tokenizer = HFTokenizer.from_model_dir(self.settings.embed_model)
         return self._tokenizer
 
+    @property
+    def llm(self) -> tuple[Any, str | None]:
+        """(the pydantic-ai Model of the configured provider or None for the offline analyst, degradation reason).
+        A provider whose key is missing raises ConfigError naming the variable."""
+        if self._llm is None:
+            from equimind.agents.llm_factory import model_for_settings  # pydantic-ai and the provider SDKs
+
+            self._llm = model_for_settings(self.settings)
+        return self._llm
+
+    def llm_api_key(self) -> str | None:
+        from equimind.agents.providers import resolve_api_key
+
+        return resolve_api_key(self.settings.provider, self.settings.api_key_env())
+
+    def with_settings(self, settings: Settings) -> Services:
+        """The same stores and models under other settings (e.g. another LLM provider): provider-dependent parts
+        are rebuilt, everything else is shared."""
+        _ = self.embedder, self.reranker  # materialise the shared models before sharing the wiring
+        same_sources = settings.model_dump(exclude={"provider", "model"}) == self.settings.model_dump(
+            exclude={"provider", "model"})
+        return Services(settings, self.docstore, self.vectors, self.sparse, self._embedder, self._reranker,
+                        self._tokenizer, self.text_format, self.searcher(), self.filter_parser(),
+                        self.sources if same_sources else None, self.figure_cache, self.memory, None, None,
+                        self.doc_shas, self.answerability_terms)
+
+    def release_sources(self) -> None:
+        """Close this container's SourceSet (its live HTTP pools); the next use opens a new one."""
+        with self._lock:
+            if self._sources is not None:
+                self._sources.close()
+                self._sources = None
+
+    # --- retrieval ----------------------------------------------------------------------------------------------
     def searcher(self) -> HybridSearcher:
         with self._lock:  # concurrent first searches must not build competing indexes over the same files
-            if "searcher" not in self._cache:
-                from equimind.retrieval.search import HybridSearcher
+            if self._searcher is None:
+                from equimind.retrieval.search import HybridSearcher  # chromadb
 
-                self._cache["searcher"] = HybridSearcher(self.settings, self.docstore, self.vectors, self.sparse,
-                                                         self.embedder, self.reranker, text_format=self.text_format)
-        searcher: HybridSearcher = self._cache["searcher"]
-        return searcher
+                self._searcher = HybridSearcher(self.settings, self.docstore, self.vectors, self.sparse,
+                                                self.embedder, self.reranker, text_format=self.text_format)
+            return self._searcher
 
     def filter_parser(self) -> StoreFilterParser:
         """Company / fiscal-year words of a query -> filter, over this store's documents (rebuilt as they change)."""
         with self._lock:
-            if "filter_parser" not in self._cache:
+            if self._filter_parser is None:
                 from equimind.retrieval.query_filters import StoreFilterParser
 
-                self._cache["filter_parser"] = StoreFilterParser(self.docstore)
-        parser: StoreFilterParser = self._cache["filter_parser"]
-        return parser
+                self._filter_parser = StoreFilterParser(self.docstore)
+            return self._filter_parser
 
+    def doc_sha(self, doc_id: str) -> str:
+        if doc_id not in self.doc_shas:
+            self.doc_shas[doc_id] = self.docstore.get_document(doc_id).sha256
+        return self.doc_shas[doc_id]
+
+    # --- sources and side stores ----------------------------------------------------------------------------------
+    @property
+    def sources(self) -> SourceSet:
+        """The one SourceSet of this home's mode: the recorded snapshot (``settings.snapshot``) or the live
+        clients, chosen here and nowhere else."""
+        with self._lock:
+            if self._sources is None:
+                from equimind.sources.sourceset import open_sources  # edgartools, yfinance
+
+                self._sources = open_sources(self.settings)
+            return self._sources
+
+    @property
+    def figure_cache(self) -> FigureCache:
+        with self._lock:
+            if self._figure_cache is None:
+                self._figure_cache = FigureCache(self.settings.figures_path)
+            return self._figure_cache
+
+    @property
+    def memory(self) -> MemoryStore:
+        with self._lock:
+            if self._memory is None:
+                from equimind.memory import MemoryStore
+
+                self._memory = MemoryStore(self.settings.memory_path)
+            return self._memory
+
+    @property
+    def backtest_store(self) -> BacktestStore:
+        with self._lock:
+            if self._backtest_store is None:
+                from equimind.backtest_store import BacktestStore
+
+                self._backtest_store = BacktestStore(self.settings.backtest_path)
+            return self._backtest_store
+
+    # --- ingest -------------------------------------------------------------------------------------------------
     def pipeline(self) -> IngestPipeline:
         from equimind.ingest.chunk import ParentChildChunker
         from equimind.ingest.pipeline import IngestPipeline
@@ -102,16 +194,19 @@ class Services:
                               text_format=self.text_format, batch_size=self.settings.embed_batch_size)
         return reindexer.run(progress or no_progress, force=force)
 
+    def close(self) -> None:
+        """Release the clients and side stores this container opened (live HTTP pools, SQLite handles)."""
+        with self._lock:
+            for part in (self._sources, self._figure_cache, self._backtest_store):
+                if part is not None:
+                    part.close()
+            self._sources = self._figure_cache = self._backtest_store = None
+
 
 def open_services(settings: Settings, *, embedder: Embedder | None = None, reranker: Reranker | None = None,
                   tokenizer: Tokenizer | None = None, text_format: str | None = None) -> Services:
     """Open (creating if needed) the stores under ``settings.home``. ``text_format``: the embedding-text format
     (``equimind.ingest.embed_format``) to ingest and search with; default: the product format."""
-    from equimind.ingest.embed_format import PRODUCT_FORMAT, parse_format
-    from equimind.store.docstore import DocStore
-    from equimind.store.sparse import BM25Index
-    from equimind.store.vectors import ChromaVectorStore
-
     settings.ensure_home()
     docstore = DocStore(settings.docstore_path)
     if settings.chroma_url:

@@ -66,7 +66,7 @@ def run_arm(searcher: Searcher, queries: Sequence[EvalQuery], arm: str, k: int =
         t0 = time.perf_counter()
         res = searcher.search(q.text, q.flt, mode=arm, top_k=k)
         wall += time.perf_counter() - t0
-        rerank = [d for d in res.degraded if d.startswith("rerank")]
+        rerank = [str(d) for d in res.degraded if d.capability == "rerank"]
         if arm == "hybrid+rerank" and rerank:
             return ArmRun(arm, unavailable=rerank[0])
         judgements.append(q.judge(list(res.hits)))

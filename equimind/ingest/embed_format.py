@@ -22,7 +22,7 @@ from typing import Protocol
 
 from equimind.errors import ConfigError
 from equimind.ingest.chunk import embedding_text
-from equimind.models import Chunk, Document
+from equimind.models import Chunk, Degradation, Document
 
 EmbedText = Callable[[Chunk, Document], str]
 """(child chunk, its document) -> the text the embedder sees."""
@@ -94,10 +94,10 @@ def read_stamp(docstore: _StampStore) -> EmbeddingStamp | None:
     return None
 
 
-def stamp_note(stored: EmbeddingStamp | None, wanted: EmbeddingStamp) -> str | None:
+def stamp_note(stored: EmbeddingStamp | None, wanted: EmbeddingStamp) -> Degradation | None:
     """The degraded note search and health show while the store's vectors were made otherwise than ``wanted``."""
     why = mismatch(stored, wanted)
-    return None if why is None else f"embeddings: {why}; {REINDEX_FIX}"
+    return None if why is None else Degradation(capability="embeddings", reason=f"{why}; {REINDEX_FIX}")
 
 
 def mismatch(stored: EmbeddingStamp | None, wanted: EmbeddingStamp) -> str | None:

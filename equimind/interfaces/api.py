@@ -18,7 +18,6 @@ import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -33,8 +32,9 @@ from pydantic import BaseModel
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from equimind import __version__
+from equimind.analytics.market import MarketReport
 from equimind.config import Settings
-from equimind.engine import EquiMindEngine, Health, Passage, ResearchEvent
+from equimind.engine import EquiMindEngine, Health, Passage
 from equimind.errors import (
     ConfigError,
     EquiMindError,
@@ -59,9 +59,9 @@ from equimind.interfaces.api_models import (
     SearchRequest,
     price_series,
 )
-from equimind.market import MarketReport
 from equimind.memory import MemorySnapshot
 from equimind.models import DocumentRef, FilterSpec, Recommendation, SearchResult
+from equimind.research.events import ResearchEvent
 
 if TYPE_CHECKING:
     from equimind.services import Services
@@ -145,10 +145,8 @@ def engine_for(engine: EquiMindEngine, provider: str | None) -> EquiMindEngine:
     """The engine itself, or one sharing its stores and models but debating with another LLM provider."""
     if provider is None or provider == engine.settings.provider:
         return engine
-    services = engine.services
-    _ = services.embedder, services.reranker  # materialise the shared models before copying the wiring
     settings = engine.settings.model_copy(update={"provider": provider})
-    return EquiMindEngine(replace(services, settings=settings))
+    return EquiMindEngine(engine.services.with_settings(settings))
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -320,7 +318,7 @@ def _add_routes(app: FastAPI) -> None:
     def market_series(ticker: TickerDep, engine: EngineDep, as_of: AsOfDep = None,
                       lookback_days: Annotated[int, Query(ge=20, le=1825)] = 365) -> PriceSeries:
         """Daily OHLCV with SMA, Bollinger, RSI and MACD series up to the as-of date (what the chart draws)."""
-        return price_series(engine.settings, ticker, as_of or date.today(), lookback_days)
+        return price_series(engine.services.sources.market.prices, ticker, as_of or date.today(), lookback_days)
 
     @app.get(f"{API}/memory/{{ticker}}", tags=["research"], responses=_ERRORS)
     def memory(ticker: TickerDep, engine: EngineDep, as_of: AsOfDep = None) -> MemorySnapshot:

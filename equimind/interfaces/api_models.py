@@ -24,9 +24,9 @@ from pydantic import (
     model_validator,
 )
 
-from equimind.config import Settings
 from equimind.errors import NotFoundError
 from equimind.models import FilterSpec, Source
+from equimind.sources.base import PriceSource
 
 TICKER_PATTERN = r"^[A-Za-z][A-Za-z0-9.\-]{0,9}$"
 FORM_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9 ./\-]{0,15}$"
@@ -226,17 +226,13 @@ class PriceSeries(BaseModel):
         )
 
 
-def price_series(settings: Settings, ticker: str, as_of: date, lookback_days: int) -> PriceSeries:
+def price_series(prices: PriceSource, ticker: str, as_of: date, lookback_days: int) -> PriceSeries:
     """OHLCV + indicators for the chart. Indicators start from the same history as the market report's (two years
     before ``as_of``, or more for a longer window), so their last values equal the report's figures."""
-    from equimind.market import DEFAULT_LOOKBACK_DAYS, sources_for
+    from equimind.analytics.market import DEFAULT_LOOKBACK_DAYS
 
     start = as_of - timedelta(days=max(DEFAULT_LOOKBACK_DAYS, lookback_days + 365))
-    src = sources_for(settings)
-    try:
-        history = src.prices.history(ticker, start=start).up_to(as_of)
-    finally:
-        src.close()
+    history = prices.history(ticker, start=start).up_to(as_of)
     if not history.bars:
         raise NotFoundError(f"no price bars for {ticker} between {start} and {as_of}; choose a later as_of")
     return PriceSeries.from_history(history, as_of, as_of - timedelta(days=lookback_days))

@@ -36,13 +36,14 @@ def ingest(
     """Ingest filings (snapshot, live SEC, or local PDF/HTML files) into the store. Idempotent."""
 
     def body() -> None:
-        from equimind.interfaces import ingest_sources, render
+        from equimind.ingest.collect import collect
+        from equimind.interfaces import render
         from equimind.services import open_services
 
         settings = build_settings(home, snapshot)
-        items, total, mode = ingest_sources.collect(settings, split_csv(tickers), split_csv(forms), pdf_dir,
-                                                    path or [], market=market)
         services = open_services(settings)
+        items, total, mode = collect(settings, services.sources, split_csv(tickers), split_csv(forms), pdf_dir,
+                                     path or [], market=market)
         pipeline = services.pipeline()
         with render.IngestProgress(enabled=not as_json, total=total, mode=mode) as progress:
             report = pipeline.run(items, progress=progress.update, total=total)

@@ -75,11 +75,16 @@ def market(
     def body() -> None:
         from datetime import date
 
+        from equimind.analytics.market import market_report
         from equimind.interfaces import render_report
-        from equimind.market import market_report
+        from equimind.sources.sourceset import open_sources
 
         settings = build_settings(home, snapshot)
-        report = market_report(settings, ticker, parse_day(as_of, "--as-of") or date.today())
+        sources = open_sources(settings)
+        try:
+            report = market_report(settings, ticker, parse_day(as_of, "--as-of") or date.today(), sources.market)
+        finally:
+            sources.close()
         if as_json:
             emit_json(report)
         else:

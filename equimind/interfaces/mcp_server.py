@@ -21,13 +21,13 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from equimind import __version__
+from equimind.analytics.market import MarketReport
 from equimind.audit import AuditError
 from equimind.config import Settings
 from equimind.engine import EquiMindEngine, Passage
 from equimind.errors import ConfigError, EquiMindError
 from equimind.gate import Gate, ToolDenied, build_gate
 from equimind.interfaces.api_models import CitationCheckOut
-from equimind.market import MarketReport
 from equimind.models import FilterSpec, Recommendation, SearchResult
 
 if TYPE_CHECKING:

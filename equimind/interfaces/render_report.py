@@ -12,9 +12,9 @@ from equimind.interfaces.render import console, err_console
 from equimind.models import Claim, Figure, Recommendation
 
 if TYPE_CHECKING:
-    from equimind.engine import ResearchEvent
-    from equimind.market import MarketReport
+    from equimind.analytics.market import MarketReport
     from equimind.memory import MemorySnapshot
+    from equimind.research.events import ResearchEvent
 
 _RATING_STYLE = {"STRONG_BUY": "bold green", "BUY": "green", "HOLD": "yellow", "SELL": "red",
                  "STRONG_SELL": "bold red"}

@@ -17,7 +17,7 @@ from typing import Any
 from equimind.config import RETRIEVAL_MODES, Settings
 from equimind.errors import ConfigError
 from equimind.ingest.embed_format import PRODUCT_FORMAT, EmbeddingStamp, parse_format, read_stamp, stamp_note
-from equimind.models import FilterSpec, SearchHit, SearchResult, StageScores
+from equimind.models import Degradation, FilterSpec, SearchHit, SearchResult, StageScores
 from equimind.protocols import Embedder, Reranker
 from equimind.retrieval.dense import dense_search
 from equimind.retrieval.fusion import rrf_fuse
@@ -142,7 +142,7 @@ class HybridSearcher:
             rerankable = mode == "hybrid+rerank" and self.reranker is not None and self.reranker.available
             need = max(top_k, self.settings.rerank_top_n) if rerankable else top_k
             candidates, passages = self._hydrate(candidates, need)
-        degraded: list[str] = self._embedding_degraded(mode)
+        degraded: list[Degradation] = self._embedding_degraded(mode)
         if mode == "hybrid+rerank":
             with timer.stage("rerank"):
                 candidates = self._rerank(query, candidates, passages, degraded)
@@ -188,7 +188,7 @@ class HybridSearcher:
         return kept, passages
 
     def _rerank(self, query: str, candidates: list[_Candidate], passages: dict[str, Passage],
-                degraded: list[str]) -> list[_Candidate]:
+                degraded: list[Degradation]) -> list[_Candidate]:
         head, tail = candidates[: self.settings.rerank_top_n], candidates[self.settings.rerank_top_n :]
         reason = self._rerank_unavailable()
         scores: list[float] = []
@@ -202,7 +202,7 @@ class HybridSearcher:
                 log.warning("reranker %s failed: %s", self.reranker.name, exc)
         if reason is not None:
             status = f"unavailable ({reason})"
-            degraded.append(f"rerank: {status}")
+            degraded.append(Degradation(capability="rerank", reason=status))
             return [_Candidate(c.chunk_id, c.scores.model_copy(update={"rerank_status": status})) for c in candidates]
         name = self.reranker.name if self.reranker is not None else "reranker"
         scored = [
@@ -214,7 +214,7 @@ class HybridSearcher:
                 for c in tail]
         return [scored[i] for i in order] + rest
 
-    def _embedding_degraded(self, mode: str) -> list[str]:
+    def _embedding_degraded(self, mode: str) -> list[Degradation]:
         """A note when the stored vectors were not made the way query vectors are (dense scores are unreliable)."""
         if mode == "bm25":
             return []

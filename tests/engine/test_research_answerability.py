@@ -8,7 +8,7 @@ from datetime import date
 
 import pytest
 
-from equimind.engine import ResearchEvent
+from equimind.research.events import ResearchEvent
 
 pytestmark = pytest.mark.integration
 

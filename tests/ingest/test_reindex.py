@@ -98,7 +98,7 @@ def test_reindex_converts_vectors_stamp_and_search(tmp_path: Path) -> None:
     s = _legacy_store(tmp_path / "h")
     searcher = s.searcher()  # the same searcher (and its cached matrix) before and after
     old = searcher.search(QUERY, mode="dense", top_k=5)
-    assert old.degraded == ["embeddings: stored as chunk-text-v0, current is title-section-v1; "
+    assert [str(d) for d in old.degraded] == ["embeddings: stored as chunk-text-v0, current is title-section-v1; "
                             "run `equimind reindex`"]
     assert searcher.search(QUERY, mode="bm25", top_k=5).degraded == []  # BM25 does not use the vectors
     assert s.searcher().search(QUERY, mode="dense", top_k=5).hits[0].scores.dense_score < 0.2  # type: ignore[operator]
@@ -170,7 +170,7 @@ def test_health_reports_the_stamp_and_a_mismatch_until_reindexed(tmp_path: Path)
     s._reranker = FixedScoreReranker({})
     note = "embeddings: stored as chunk-text-v0, current is title-section-v1; run `equimind reindex`"
     health = EquiMindEngine(s).health()
-    assert health.status == "degraded" and note in health.degraded
+    assert health.status == "degraded" and note in [str(d) for d in health.degraded]
     assert health.embedder["stored"] == {"embedder": None, "text_format": "chunk-text-v0", "legacy": True}
     s.reindex()
     health = EquiMindEngine(s).health()

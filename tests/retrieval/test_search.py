@@ -104,9 +104,9 @@ def test_unavailable_reranker_keeps_rrf_order_and_says_why_everywhere(stores: St
     assert reranker.unavailable_reason
     status = f"unavailable ({reranker.unavailable_reason})"
     assert all(h.scores.rerank_status == status and h.scores.rerank_score is None for h in res.hits)
-    assert res.degraded == [f"rerank: {status}"]
+    assert [str(d) for d in res.degraded] == [f"rerank: {status}"]
     none = searcher(stores, None).search("supply chain", mode="hybrid+rerank")
-    assert none.degraded == ["rerank: unavailable (no reranker configured)"]
+    assert [str(d) for d in none.degraded] == ["rerank: unavailable (no reranker configured)"]
 
 
 @pytest.mark.integration
@@ -174,7 +174,7 @@ def test_a_failing_reranker_degrades_visibly(stores: Stores) -> None:
             return [1.0]  # wrong length
 
     res = searcher(stores, Broken({})).search("cash flow", mode="hybrid+rerank", top_k=3)
-    assert len(res.hits) == 3 and res.degraded and res.degraded[0].startswith("rerank: unavailable (failed:")
+    assert len(res.hits) == 3 and res.degraded and str(res.degraded[0]).startswith("rerank: unavailable (failed:")
     assert all(h.scores.rerank_score is None for h in res.hits)
 
 

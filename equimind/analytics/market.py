@@ -1,9 +1,9 @@
 """The market report: last close, indicators, point-in-time fundamentals, sentiment and macro for one ticker at one
 as-of date, every number a ``models.Figure`` with provenance, and a ``Degradation`` for whatever could not be had.
 
-``sources_for(settings)`` picks the recorded snapshot (``settings.snapshot``) or the live clients;
-``build_market_report`` computes the report from any implementation of the source Protocols;
-``market_report`` does both and closes the clients (what ``equimind market`` calls).
+``build_market_report`` computes the report from any implementation of the source Protocols; ``market_report``
+computes it from one mode's ``MarketSources`` (``sources/sourceset.py``, chosen once by ``Services``): what
+``equimind market`` calls.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
@@ -23,7 +22,7 @@ from equimind.analytics.macro import MacroClient
 from equimind.analytics.sentiment import Lexicon
 from equimind.analytics.sentiment_report import SentimentBlock, build_sentiment
 from equimind.config import Settings
-from equimind.errors import ConfigError, EquiMindError, NotFoundError
+from equimind.errors import EquiMindError, NotFoundError
 from equimind.models import Degradation, Document, Figure, Origin
 from equimind.sources.base import (
     CompanyProfile,
@@ -36,6 +35,7 @@ from equimind.sources.base import (
     ProfileSource,
     normalise_ticker,
 )
+from equimind.sources.sourceset import MarketSources
 from equimind.sources.to_documents import fundamentals_documents, news_documents, price_documents
 
 log = logging.getLogger(__name__)
@@ -67,65 +67,6 @@ class MarketReport(BaseModel):
 
     def figure(self, fid: str) -> Figure | None:
         return next((f for f in self.figures() if f.id == fid), None)
-
-
-@dataclass
-class MarketSources:
-    """The source implementations for one run; ``unavailable`` says what is missing and why."""
-
-    mode: Origin
-    prices: PriceSource
-    facts: FactsSource | None = None
-    filings: FilingIndexSource | None = None
-    news: NewsSource | None = None
-    profile: ProfileSource | None = None
-    macro: MacroClient | None = None
-    lexicon: Lexicon | None = None
-    unavailable: list[Degradation] = field(default_factory=list)
-    _closers: list[Callable[[], None]] = field(default_factory=list)
-
-    def close(self) -> None:
-        for c in self._closers:
-            c()
-
-
-def _lexicon(settings: Settings, out: list[Degradation]) -> Lexicon | None:
-    try:
-        return Lexicon.load(settings.corpus_dir / "sentiment")
-    except NotFoundError as e:
-        out.append(Degradation(capability="sentiment", reason=f"unavailable ({e})"))
-        return None
-
-
-def sources_for(settings: Settings) -> MarketSources:
-    """Snapshot readers when ``settings.snapshot`` is set (no network at all), else the live clients."""
-    unavailable: list[Degradation] = []
-    lex = _lexicon(settings, unavailable)
-    if settings.snapshot is not None:
-        from equimind.sources.market_snapshot import SnapshotPrices, SnapshotSec
-
-        sec = SnapshotSec(settings.snapshot)
-        unavailable += [
-            Degradation(capability="news", reason="unavailable (snapshot mode: the recorded corpus has no news)"),
-            Degradation(capability="macro", reason="unavailable (snapshot mode: no network is used)"),
-        ]
-        return MarketSources(mode=Origin.SNAPSHOT, prices=SnapshotPrices(settings.snapshot), facts=sec,
-                             filings=sec, profile=sec, lexicon=lex, unavailable=unavailable)
-    from equimind.sources.sec_edgar import SecEdgarClient
-    from equimind.sources.yahoo import YahooFinance
-
-    yahoo = YahooFinance(settings)
-    src = MarketSources(mode=Origin.LIVE, prices=yahoo, news=yahoo, profile=yahoo, lexicon=lex,
-                        unavailable=unavailable)
-    try:
-        live_sec = SecEdgarClient(settings)
-        src.facts, src.filings = live_sec, live_sec
-        src._closers.append(live_sec.close)
-    except ConfigError as e:
-        unavailable.append(Degradation(capability="fundamentals", reason=f"unavailable ({e})"))
-    src.macro = MacroClient(settings)
-    src._closers.append(src.macro.close)
-    return src
 
 
 def _last_close(full: PriceHistory, cut: PriceHistory) -> Figure:
@@ -162,14 +103,13 @@ def build_market_report(
     news: NewsSource | None = None, macro: MacroClient | None = None, filings: FilingIndexSource | None = None,
     profile: ProfileSource | None = None, lexicon: Lexicon | None = None,
     lookback_days: int = DEFAULT_LOOKBACK_DAYS, unavailable: Sequence[Degradation] = (),
-    on_documents: Callable[[list[Document]], None] | None = None,
+    on_documents: Callable[[list[Document]], None] | None = None, mode: Origin,
 ) -> MarketReport:
     """The market report of ``ticker`` as of ``as_of``: nothing dated after ``as_of`` enters any figure.
 
     Raises NotFoundError when there is no price bar on or before ``as_of``. ``on_documents`` receives the Documents
     of everything fetched (prices, fundamentals, news), each dated by its own data, for ingestion.
-    The report's ``mode`` is "snapshot" when ``settings.snapshot`` is set, else "live"."""
-    mode = Origin.SNAPSHOT if settings.snapshot is not None else Origin.LIVE
+    ``mode`` is the sources' mode (what the report says it was computed from)."""
     t0 = time.perf_counter()
     t = normalise_ticker(ticker)
     timings: dict[str, float] = {}
@@ -256,15 +196,11 @@ def _macro(client: MacroClient | None, as_of: date, degraded: list[Degradation])
     return list(res.figures)
 
 
-def market_report(settings: Settings, ticker: str, as_of: date, *,
+def market_report(settings: Settings, ticker: str, as_of: date, sources: MarketSources, *,
                   on_documents: Callable[[list[Document]], None] | None = None,
                   lookback_days: int = DEFAULT_LOOKBACK_DAYS) -> MarketReport:
-    """``sources_for`` + ``build_market_report`` + close: the one call behind ``equimind market``."""
-    src = sources_for(settings)
-    try:
-        return build_market_report(
-            settings, ticker, as_of, prices=src.prices, facts=src.facts, news=src.news, macro=src.macro,
-            filings=src.filings, profile=src.profile, lexicon=src.lexicon,
-            lookback_days=lookback_days, unavailable=src.unavailable, on_documents=on_documents)
-    finally:
-        src.close()
+    """``build_market_report`` over one mode's sources: the one call behind ``equimind market``."""
+    return build_market_report(
+        settings, ticker, as_of, prices=sources.prices, facts=sources.facts, news=sources.news, macro=sources.macro,
+        filings=sources.filings, profile=sources.profile, lexicon=sources.lexicon,
+        lookback_days=lookback_days, unavailable=sources.unavailable, on_documents=on_documents, mode=sources.mode)

@@ -13,16 +13,25 @@ import pytest
 from market_replay import ReplayServer
 
 from equimind.analytics.macro import MacroClient
+from equimind.analytics.market import MarketReport, build_market_report, market_report
 from equimind.config import Settings
 from equimind.errors import NotFoundError
-from equimind.market import MarketReport, build_market_report, market_report, sources_for
 from equimind.models import Document, Origin
 from equimind.sources.market_snapshot import SnapshotPrices, SnapshotSec
 from equimind.sources.sec_edgar import SecEdgarClient
+from equimind.sources.sourceset import open_sources
 
 ISO = re.compile(r"^\d{4}-\d{2}-\d{2}")
 # Metadata about the adjustment basis of Yahoo's price series (not data entering a figure).
 BASIS_KEYS = {"split_basis_day", "price_basis_day"}
+
+
+def _report(settings: Settings, ticker: str, as_of: date, **kw: Any) -> MarketReport:
+    sources = open_sources(settings)
+    try:
+        return market_report(settings, ticker, as_of, sources.market, **kw)
+    finally:
+        sources.close()
 
 
 @pytest.fixture(scope="module")
@@ -32,12 +41,12 @@ def snap(corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Settings
 
 @pytest.fixture(scope="module")
 def june(snap: Settings) -> MarketReport:
-    return market_report(snap, "NVDA", date(2025, 6, 30))
+    return _report(snap, "NVDA", date(2025, 6, 30))
 
 
 @pytest.fixture(scope="module")
 def march(snap: Settings) -> MarketReport:
-    return market_report(snap, "NVDA", date(2025, 3, 31))
+    return _report(snap, "NVDA", date(2025, 3, 31))
 
 
 def _dates(obj: Any, key: str = "") -> list[tuple[str, str]]:
@@ -83,19 +92,19 @@ def test_earlier_as_of_changes_what_depends_on_later_data_and_nothing_else(june:
 
 @pytest.mark.parametrize("as_of", [date(2025, 3, 31), date(2024, 7, 31)])
 def test_no_date_after_as_of_anywhere_in_the_report(snap: Settings, as_of: date) -> None:
-    report = market_report(snap, "NVDA", as_of).model_dump(mode="json")
+    report = _report(snap, "NVDA", as_of).model_dump(mode="json")
     late = [(k, d) for k, d in _dates(report) if d > as_of.isoformat()]
     assert late == []
 
 
 def test_weekend_as_of_uses_the_last_trading_day(snap: Settings) -> None:
-    r = market_report(snap, "NVDA", date(2025, 6, 29))
+    r = _report(snap, "NVDA", date(2025, 6, 29))
     assert r.last_close.as_of == date(2025, 6, 27)
     assert all(d.capability != "prices" for d in r.degraded)
 
 
 def test_ticker_without_companyfacts_degrades_fundamentals_clearly(snap: Settings) -> None:
-    r = market_report(snap, "AMD", date(2025, 6, 30))
+    r = _report(snap, "AMD", date(2025, 6, 30))
     assert r.fundamentals == [] and r.last_close.value is not None
     reason = next(d.reason for d in r.degraded if d.capability == "fundamentals")
     assert "no XBRL companyfacts recorded for AMD" in reason and "NVDA" in reason
@@ -103,12 +112,12 @@ def test_ticker_without_companyfacts_degrades_fundamentals_clearly(snap: Setting
 
 def test_as_of_before_any_data_is_a_clear_error(snap: Settings) -> None:
     with pytest.raises(NotFoundError, match=r"no price bars for NVDA on or before 2020-01-01"):
-        market_report(snap, "NVDA", date(2020, 1, 1), lookback_days=10_000)
+        _report(snap, "NVDA", date(2020, 1, 1), lookback_days=10_000)
 
 
 def test_fetched_data_is_handed_over_as_dated_documents(snap: Settings) -> None:
     got: list[Document] = []
-    market_report(snap, "NVDA", date(2025, 6, 30), on_documents=got.extend)
+    _report(snap, "NVDA", date(2025, 6, 30), on_documents=got.extend)
     forms = {d.form for d in got}
     assert forms == {"prices", "fundamentals"}
     prices = [d for d in got if d.form == "prices"]
@@ -118,13 +127,14 @@ def test_fetched_data_is_handed_over_as_dated_documents(snap: Settings) -> None:
 
 
 def test_sources_for_live_without_identity_degrades_fundamentals(tmp_path: Path) -> None:
-    src = sources_for(Settings(home=tmp_path, sec_identity=None))
+    sources = open_sources(Settings(home=tmp_path, sec_identity=None))
+    src = sources.market
     try:
         assert src.mode is Origin.LIVE and src.facts is None and src.macro is not None
         reason = next(d.reason for d in src.unavailable if d.capability == "fundamentals")
         assert "EQUIMIND_SEC_IDENTITY" in reason
     finally:
-        src.close()
+        sources.close()
 
 
 def test_live_sec_client_end_to_end_gives_the_same_fundamentals(corpus_dir: Path, tmp_path: Path,
@@ -139,7 +149,7 @@ def test_live_sec_client_end_to_end_gives_the_same_fundamentals(corpus_dir: Path
         sec = SecEdgarClient(settings)
         macro = MacroClient(settings, fred_graph_url=dead)
         live = build_market_report(settings, "NVDA", date(2025, 6, 30), prices=SnapshotPrices(corpus_dir),
-                                   facts=sec, profile=SnapshotSec(corpus_dir), macro=macro)
+                                   facts=sec, profile=SnapshotSec(corpus_dir), macro=macro, mode=Origin.LIVE)
     assert live.mode == "live"
     assert [f for f in live.fundamentals if f.id != "pe_ttm"] == [
         f.model_copy(update={"provenance": {**f.provenance, "origin": "live",

@@ -1,33 +1,45 @@
-"""Turns the ingest command's options into a stream of Documents (or per-item failures) and a mode label."""
+"""Turns the ingest command's options into a stream of Documents (or per-item failures) and a mode label.
+
+Filings and market data come from the one ``SourceSet`` of the run's mode (chosen by ``Services``); local files are
+the same in every mode."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 
+from equimind.analytics.market import market_report
 from equimind.config import Settings
 from equimind.errors import ConfigError, EquiMindError, NotFoundError
 from equimind.ingest.pipeline import SourceFailure
-from equimind.models import Document
+from equimind.models import Document, Origin
+from equimind.sources.local import LocalFileSource
+from equimind.sources.sourceset import SourceSet
 
 Item = Document | SourceFailure
 
 
-def collect(settings: Settings, tickers: tuple[str, ...], forms: tuple[str, ...], pdf_dir: Path | None,
-            paths: list[Path], *, market: bool) -> tuple[Iterator[Item], int | None, str]:
+def collect(settings: Settings, sources: SourceSet, tickers: tuple[str, ...], forms: tuple[str, ...],
+            pdf_dir: Path | None, paths: list[Path], *, market: bool) -> tuple[Iterator[Item], int | None, str]:
     """Return (items, expected total or None, human-readable mode)."""
     if pdf_dir is not None or paths:
         return _local(pdf_dir, paths)
-    if not tickers and settings.snapshot is None:
+    if not tickers and sources.mode is not Origin.SNAPSHOT:
         raise ConfigError("nothing to ingest: give --tickers (live SEC), --snapshot DIR, --pdf-dir DIR or --path FILE")
-    if settings.snapshot is not None:
-        return _snapshot(settings, tickers, forms, market=market)
-    return _live(settings, tickers, forms, market=market)
+    filings, total, chosen = sources.filings.for_ingest(tickers, forms)
+
+    def gen() -> Iterator[Item]:
+        yield from _guard(filings)
+        if market:
+            yield from _market_documents(settings, sources, chosen)
+
+    extra = len(chosen) * 2 if market else 0
+    return gen(), None if total is None else total + extra, sources.filings.label
 
 
 def _local(pdf_dir: Path | None, paths: list[Path]) -> tuple[Iterator[Item], int | None, str]:
-    from equimind.sources.local import LocalFileSource
-
     targets: list[Path] = list(paths)
     if pdf_dir is not None:
         if not pdf_dir.is_dir():
@@ -48,53 +60,17 @@ def _financebench_metadata(pdf_dir: Path | None) -> dict[str, dict[str, str]] | 
     meta_file = pdf_dir.parent / "documents.jsonl"
     if not meta_file.is_file():
         return None
-    import json
-
     rows = [json.loads(line) for line in meta_file.read_text().splitlines() if line.strip()]
     return {r["doc_name"]: {k: str(v) for k, v in r.items()} for r in rows}
 
 
-def _snapshot(settings: Settings, tickers: tuple[str, ...], forms: tuple[str, ...], *,
-              market: bool) -> tuple[Iterator[Item], int | None, str]:
-    from equimind.sources.snapshot import SnapshotFilingsSource
-
-    assert settings.snapshot is not None
-    source = SnapshotFilingsSource(settings.snapshot)
-    entries = source.list_entries(tickers=tickers or None, forms=forms or None)
-    chosen = tuple(sorted({e.ticker for e in entries if e.ticker}))
-
-    def gen() -> Iterator[Item]:
-        yield from _guard(source.iter_results(tickers=tickers or None, forms=forms or None))
-        if market:
-            yield from _market_documents(settings, tickers or chosen)
-
-    extra = len(tickers or chosen) * 2 if market else 0
-    return gen(), len(entries) + extra, f"snapshot {settings.snapshot}"
-
-
-def _live(settings: Settings, tickers: tuple[str, ...], forms: tuple[str, ...], *,
-          market: bool) -> tuple[Iterator[Item], int | None, str]:
-    from equimind.sources.live_filings import live_filing_documents
-
-    def gen() -> Iterator[Item]:
-        yield from _guard(live_filing_documents(settings, tickers, forms or ("10-K", "10-Q")))
-        if market:
-            yield from _market_documents(settings, tickers)
-
-    return gen(), None, "live SEC EDGAR + Yahoo Finance"
-
-
-def _market_documents(settings: Settings, tickers: tuple[str, ...]) -> Iterator[Item]:
+def _market_documents(settings: Settings, sources: SourceSet, tickers: tuple[str, ...]) -> Iterator[Item]:
     """Prices, fundamentals (and news, live) as documents dated by their own data; a failure is reported for that
     ticker, never replaced by a placeholder."""
-    from datetime import date
-
-    from equimind.market import market_report
-
     for ticker in tickers:
         docs: list[Document] = []
         try:
-            market_report(settings, ticker, date.today(), on_documents=docs.extend)
+            market_report(settings, ticker, date.today(), sources.market, on_documents=docs.extend)
         except EquiMindError as exc:
             yield SourceFailure(source=f"market data for {ticker}", error=str(exc))
             continue

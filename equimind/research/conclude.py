@@ -1,0 +1,104 @@
+"""The end of a research run: compress the curated evidence, check that a specific ask is answered by what the run
+can see (ADR 0006: else refuse, naming the missing terms, without a debate), run the debate, assemble the
+Recommendation, and remember the run (hierarchical memory). Every collaborator is passed in."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from equimind.agents.critic import CriticVerdict
+from equimind.agents.debate import DebateEngine
+from equimind.answerability_check import AnswerabilityCheck, AnswerabilityVerdict
+from equimind.compressor import ContextCompressor
+from equimind.memory import MemoryStore
+from equimind.models import AgenticRAGReport, EvidenceNode, Figure, JudgeSynthesis, Recommendation
+from equimind.research.events import Emitter, ResearchStage
+from equimind.research.state import RunState
+from equimind.timeguard import filter_dated
+
+
+@dataclass(frozen=True)
+class Ask:
+    ticker: str
+    question: str
+    as_of: date
+
+
+@dataclass
+class Concluder:
+    """Compressor, answerability check, debate and memory of one run (built by ``research/run.py``)."""
+
+    compressor: ContextCompressor
+    answerability: AnswerabilityCheck
+    debate: Callable[[], DebateEngine]
+    memory: MemoryStore
+    provider: str
+    emit: Emitter
+
+    def conclude(self, ask: Ask, state: RunState, converged: bool, verdict: CriticVerdict,
+                 evidence: list[EvidenceNode], figures: list[Figure], t_all: float) -> Recommendation:
+        t0 = time.perf_counter()
+        nodes = filter_dated(evidence, ask.as_of)
+        comp = self.compressor.run(nodes, ask.as_of)
+        self.emit(ResearchStage.COMPRESS, f"kept {len(comp.kept)} passages ({comp.tokens_used} tokens of "
+                  f"{comp.budget}); discarded {len(comp.discarded)}", None, reasons=comp.reasons())
+        state.time("compress", t0)
+
+        answer = self._answerability(ask, state, nodes)
+        if answer.answerable:
+            t0 = time.perf_counter()
+            outcome = self.debate().run(ask.ticker, ask.question, ask.as_of, list(comp.kept), figures)
+            state.time("debate", t0)
+            self.emit(ResearchStage.DEBATE, f"{len(outcome.bull_case)} bull and {len(outcome.bear_case)} bear "
+                      f"claims verified; {outcome.dropped_claims} dropped", None,
+                      rating=outcome.rating.value if outcome.rating else None)
+            fields = outcome.recommendation_fields()
+        else:
+            fields = self._refusal_fields(answer)
+
+        agentic = AgenticRAGReport(iterations=len(state.logs), converged=converged, coverage=verdict.coverage,
+                                   curated_nodes=len(comp.kept), discarded_nodes=len(comp.discarded),
+                                   log=state.logs, answerability=answer.to_log())
+        state.degraded.extend(state.report.degraded if state.report else [])
+        state.degraded.extend(fields.pop("degraded"))
+        state.timings["total"] = round((time.perf_counter() - t_all) * 1000, 2)
+        rec = Recommendation(ticker=ask.ticker, question=ask.question, as_of=ask.as_of, figures=figures,
+                             agentic_rag=agentic, degraded=state.degraded.items(), timings_ms=dict(state.timings),
+                             **fields)
+        self._remember(ask, comp.kept, rec)
+        self.emit(ResearchStage.DONE, f"{rec.rating.value if rec.rating else 'REFUSED'} conviction "
+                  f"{rec.conviction:.2f}", None)
+        return rec
+
+    def _answerability(self, ask: Ask, state: RunState, evidence: list[EvidenceNode]) -> AnswerabilityVerdict:
+        """Is the question's specific ask answered anywhere in what the run can see? (ADR 0006; decision asks
+        always are.) Runs after the loop, so documents fetched on demand count."""
+        t0 = time.perf_counter()
+        answer = self.answerability.run(ask.question, ask.ticker, ask.as_of, evidence, company=state.company)
+        state.time("answerability", t0)
+        if answer.answerable:
+            msg = f"{answer.analysis.kind.value} ask: answerable ({answer.rule})"
+        else:
+            msg = f"specific ask not answered by the evidence: refusing ({answer.rule})"
+        self.emit(ResearchStage.ANSWERABILITY, msg, None, **answer.to_log())
+        return answer
+
+    def _refusal_fields(self, answer: AnswerabilityVerdict) -> dict[str, Any]:
+        """The Recommendation fields of an answerability refusal: no debate ran, so there are no cases."""
+        reason = answer.reason or answer.rule
+        found = ", ".join(f"'{w}': {n}" for w, n in answer.doc_freq.items())
+        synthesis = JudgeSynthesis(winning_side=None, winning_thesis="", reasoning=[
+            f"Refused: {reason}.", f"Answerability rule {answer.rule}.",
+            f"Visible documents containing each focus term: {found}."])
+        return {"rating": None, "conviction": 0.0, "thesis": f"No recommendation: {reason}.", "refused": True,
+                "refusal_reason": reason, "bull_case": [], "bear_case": [], "judge": synthesis, "degraded": [],
+                "dropped_claims": 0, "provider": self.provider, "prompt_hashes": {}, "usage": {}}
+
+    def _remember(self, ask: Ask, kept: Any, rec: Recommendation) -> None:
+        self.memory.remember(ask.ticker, list(kept))
+        self.memory.record_run(ask.ticker, ask.question, ask.as_of, rec.rating, rec.conviction,
+                               duration_s=rec.timings_ms.get("total", 0.0) / 1000)
