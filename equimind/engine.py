@@ -186,3 +186,28 @@ class EquiMindEngine:
         from equimind.research import ResearchRun
 
         return ResearchRun(self, self.known_ticker(ticker), question, as_of or date.today(), on_event).run()
+
+    # --- read paths the interfaces share (added by the thin-interfaces refactor) ----------------------------------
+    def stored_tickers(self) -> list[str]:
+        """The tickers with indexed documents in the store, sorted (what an unknown-ticker error lists)."""
+        return sorted(self.services.docstore.known_tickers())
+
+    def price_series(self, ticker: str, as_of: date | None = None, lookback_days: int = 365) -> BaseModel:
+        """Daily OHLCV + indicator series of ``ticker`` up to ``as_of`` (default today) for the dashboard's chart: an
+        ``equimind.analytics.price_series.PriceSeries``. Indicators start from the same history as the market
+        report's (two years before ``as_of``, or more for a longer window), so their last values equal its figures."""
+        from datetime import timedelta
+
+        from equimind.analytics.price_series import PriceSeries
+        from equimind.market import DEFAULT_LOOKBACK_DAYS, sources_for
+
+        day = as_of or date.today()
+        start = day - timedelta(days=max(DEFAULT_LOOKBACK_DAYS, lookback_days + 365))
+        src = sources_for(self.settings)
+        try:
+            history = src.prices.history(ticker, start=start).up_to(day)
+        finally:
+            src.close()
+        if not history.bars:
+            raise NotFoundError(f"no price bars for {ticker} between {start} and {day}; choose a later as_of")
+        return PriceSeries.from_history(history, day, day - timedelta(days=lookback_days))
