@@ -72,7 +72,7 @@ def serve(home: Path, snapshot: Path, embedder: str, port: int) -> None:
     """The real embedder: exactly what ``equimind serve`` runs. The hash embedder: the same app over fake models."""
     import uvicorn
 
-    from equimind.interfaces.api import create_app, limit_torch_threads, run_server
+    from equimind.interfaces.api.app import create_app, limit_torch_threads, run_server
 
     settings = _settings(home, snapshot)
     if embedder == "real":

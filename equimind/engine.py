@@ -8,12 +8,13 @@ The other methods are the read paths the interfaces expose (search, passage, cit
 from __future__ import annotations
 
 import logging
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from equimind.analytics.market import MarketReport, market_report
+from equimind.analytics.market import DEFAULT_LOOKBACK_DAYS, MarketReport, market_report
+from equimind.analytics.price_series import PriceSeries
 from equimind.citations import CitationCheck, verify_citation
 from equimind.config import Settings
 from equimind.errors import ConfigError, EquiMindError, NotFoundError
@@ -155,3 +156,19 @@ class EquiMindEngine:
 
         return ResearchRun(self.services, self.known_ticker(ticker), question, as_of or date.today(), on_event,
                            search=search).run()
+
+    # --- read paths the interfaces share (added by the thin-interfaces refactor) ----------------------------------
+    def stored_tickers(self) -> list[str]:
+        """The tickers with indexed documents in the store, sorted (what an unknown-ticker error lists)."""
+        return sorted(self.services.docstore.known_tickers())
+
+    def price_series(self, ticker: str, as_of: date | None = None, lookback_days: int = 365) -> PriceSeries:
+        """Daily OHLCV + indicator series of ``ticker`` up to ``as_of`` (default today) for the dashboard's chart: an
+        ``equimind.analytics.price_series.PriceSeries``. Indicators start from the same history as the market
+        report's (two years before ``as_of``, or more for a longer window), so their last values equal its figures."""
+        day = as_of or date.today()
+        start = day - timedelta(days=max(DEFAULT_LOOKBACK_DAYS, lookback_days + 365))
+        history = self.services.sources.market.prices.history(ticker, start=start).up_to(day)
+        if not history.bars:
+            raise NotFoundError(f"no price bars for {ticker} between {start} and {day}; choose a later as_of")
+        return PriceSeries.from_history(history, day, day - timedelta(days=lookback_days))

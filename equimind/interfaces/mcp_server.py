@@ -27,7 +27,7 @@ from equimind.config import Settings
 from equimind.engine import EquiMindEngine, Passage
 from equimind.errors import ConfigError, EquiMindError
 from equimind.gate import Gate, ToolDenied, build_gate
-from equimind.interfaces.api_models import CitationCheckOut
+from equimind.interfaces.api.models import CitationCheckOut
 from equimind.models import FilterSpec, Recommendation, SearchResult
 
 if TYPE_CHECKING:

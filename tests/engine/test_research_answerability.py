@@ -34,7 +34,7 @@ def test_absent_ask_refuses_naming_the_terms_and_answerable_ask_is_rated(make_en
     assert set(log["missing"]) == {"tonnes", "coffee", "cafeterias"}
     assert [e for e in events if e.stage == "answerability" and "refusing" in e.message]
     assert not [e for e in events if e.stage == "debate"]  # no debate ran
-    from equimind.interfaces import render, render_report
+    from equimind.interfaces.cli import render, render_report
 
     with render.console.capture() as shown:
         render_report.recommendation(absent)

@@ -165,7 +165,7 @@ def test_research_tool_runs_the_debate(session: Session) -> None:
 
 @pytest.mark.parametrize("entry", [
     ["-m", "equimind.interfaces.mcp_server"],
-    ["-c", "from equimind.interfaces.cli import main; main()", "mcp"],  # `equimind mcp`
+    ["-c", "from equimind.interfaces.cli.main import main; main()", "mcp"],  # `equimind mcp`
 ], ids=["module", "cli"])
 def test_refuses_to_start_without_an_audit_key(tmp_path: Path, corpus_dir: Path, entry: list[str]) -> None:
     proc = subprocess.run([sys.executable, *entry], stdin=subprocess.DEVNULL,

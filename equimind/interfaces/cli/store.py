@@ -1,4 +1,5 @@
-"""CLI commands. Each body builds settings, opens services, calls one engine/service function and renders."""
+"""The store's commands: ``ingest``, ``search`` and ``reindex``. Each body builds settings, opens services, calls one
+engine/service function and renders."""
 
 from __future__ import annotations
 
@@ -8,13 +9,16 @@ from typing import Annotated
 import typer
 
 from equimind.errors import ConfigError, NotFoundError
-from equimind.interfaces.cli import (
+from equimind.interfaces.cli import render
+from equimind.interfaces.cli.app import (
     HomeOpt,
     JsonOpt,
     SnapshotOpt,
     app,
     build_settings,
     emit_json,
+    open_engine,
+    open_store,
     parse_day,
     run_guarded,
     split_csv,
@@ -37,11 +41,9 @@ def ingest(
 
     def body() -> None:
         from equimind.ingest.collect import collect
-        from equimind.interfaces import render
-        from equimind.services import open_services
 
         settings = build_settings(home, snapshot)
-        services = open_services(settings)
+        services = open_store(settings)
         items, total, mode = collect(settings, services.sources, split_csv(tickers), split_csv(forms), pdf_dir,
                                      path or [], market=market)
         pipeline = services.pipeline()
@@ -77,9 +79,7 @@ def search(
     """Hybrid search over stored filings: top passages with parents, spans and every stage's score."""
 
     def body() -> None:
-        from equimind.interfaces import render
         from equimind.models import FilterSpec, Source
-        from equimind.services import open_services
 
         settings = build_settings(home)
         try:
@@ -92,16 +92,14 @@ def search(
                              forms=tuple(f.upper() for f in form or []))
         except ValueError as exc:
             raise ConfigError(str(exc)) from exc
-        services = open_services(settings)
-        known = services.docstore.known_tickers()
+        engine = open_engine(settings)
+        known = engine.stored_tickers()
         unknown = [t for t in flt.tickers if t not in known]
         if unknown:
             raise NotFoundError(f"no stored documents for ticker(s) {', '.join(unknown)}; stored: "
-                                f"{', '.join(sorted(known)) or 'none'}. Ingest first: equimind ingest --tickers "
+                                f"{', '.join(known) or 'none'}. Ingest first: equimind ingest --tickers "
                                 f"{','.join(unknown)} [--snapshot DIR]")
-        from equimind.engine import EquiMindEngine
-
-        result = EquiMindEngine(services).search(query, flt, mode=mode, top_k=k, auto_filter=auto_filter)
+        result = engine.search(query, flt, mode=mode, top_k=k, auto_filter=auto_filter)
         if as_json:
             emit_json(result)
         else:
@@ -121,10 +119,7 @@ def reindex(
     def body() -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-        from equimind.interfaces import render
-        from equimind.services import open_services
-
-        services = open_services(build_settings(home))
+        services = open_store(build_settings(home))
         bar = Progress(TextColumn("{task.description:<11}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                        console=render.err_console, disable=as_json)
         with bar:

@@ -1,4 +1,10 @@
-"""Typer CLI: a thin adapter over the services and the engine. Rendering lives in ``render.py``."""
+"""The Typer app and what every command module shares: the options, settings from options, the engine from settings,
+JSON output and the error guard.
+
+Command modules (``store``, ``research``, ``read``, ``system``, ``audit``, ``backtest``, ``eval``) import only this
+module; ``main`` imports them all (which registers their commands) and runs the app. Rendering for humans lives in
+``render`` / ``render_report``.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +14,16 @@ import sys
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
 from equimind.config import Settings
 from equimind.errors import ConfigError, EquiMindError
+
+if TYPE_CHECKING:
+    from equimind.engine import EquiMindEngine
+    from equimind.services import Services
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="EquiMind: evidence-first equity research over SEC filings and market data.")
@@ -29,6 +39,7 @@ HomeOpt = Annotated[Path | None, typer.Option(
 SnapshotOpt = Annotated[Path | None, typer.Option(
     "--snapshot", help="Recorded corpus dir (e.g. ../shared/corpus): no network.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+AsOfOpt = Annotated[str | None, typer.Option("--as-of", help="Decide as of YYYY-MM-DD (nothing later is used).")]
 
 
 def build_settings(home: Path | None = None, snapshot: Path | None = None, **overrides: Any) -> Settings:
@@ -45,6 +56,20 @@ def build_settings(home: Path | None = None, snapshot: Path | None = None, **ove
         return Settings(**values)
     except ValueError as exc:  # pydantic ValidationError is a ValueError
         raise ConfigError(f"invalid setting: {exc}") from exc
+
+
+def open_store(settings: Settings) -> Services:
+    """The services (stores, models) for ``settings`` (imported here, as the engine is: ``--help`` stays light)."""
+    from equimind.services import open_services
+
+    return open_services(settings)
+
+
+def open_engine(settings: Settings) -> EquiMindEngine:
+    """The engine over freshly opened services."""
+    from equimind.engine import EquiMindEngine
+
+    return EquiMindEngine(open_store(settings))
 
 
 def run_guarded(fn: Callable[[], T]) -> T:
@@ -85,17 +110,3 @@ def _main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log to 
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(level)
-
-
-def _register() -> None:
-    from equimind.interfaces import (  # noqa: F401  (register commands)
-        cli_backtest,
-        cli_commands,
-        cli_eval,
-        cli_research,
-    )
-
-
-def main() -> None:
-    _register()
-    app()

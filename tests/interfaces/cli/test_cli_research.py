@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from equimind.interfaces.cli import _register, app
+from equimind.interfaces.cli.main import app
 
-_register()
 runner = CliRunner()
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]

@@ -17,8 +17,8 @@ from fastapi.testclient import TestClient
 from interfaces_fakes import AS_OF, fake_services, ingest, live_server
 
 from equimind.config import RETRIEVAL_MODES, Settings
-from equimind.interfaces.api import create_app
-from equimind.interfaces.api_models import RetrievalModeName
+from equimind.interfaces.api.app import create_app
+from equimind.interfaces.api.models import RetrievalModeName
 from equimind.models import Recommendation
 
 pytestmark = pytest.mark.integration

@@ -12,12 +12,11 @@ from typer.testing import CliRunner
 
 from equimind.config import Settings
 from equimind.ingest.tokens import WhitespaceTokenizer
-from equimind.interfaces.cli import _register, app
+from equimind.interfaces.cli.main import app
 from equimind.models import Document, Origin, Section, Source
 from equimind.retrieval.embed import HashEmbedder
 from equimind.services import open_services
 
-_register()
 runner = CliRunner()
 
 

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Any
 from rich.panel import Panel
 from rich.table import Table
 
-from equimind.interfaces.render import console, err_console
-from equimind.models import Claim, Figure, Recommendation
+from equimind.interfaces.cli.render import console, err_console
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: importing this module stays as light as Rich
     from equimind.analytics.market import MarketReport
     from equimind.memory import MemorySnapshot
+    from equimind.models import Claim, Figure, Recommendation
     from equimind.research.events import ResearchEvent
 
 _RATING_STYLE = {"STRONG_BUY": "bold green", "BUY": "green", "HOLD": "yellow", "SELL": "red",

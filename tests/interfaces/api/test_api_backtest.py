@@ -11,8 +11,8 @@ from fastapi.testclient import TestClient
 
 from equimind.config import Settings
 from equimind.ingest.tokens import WhitespaceTokenizer
-from equimind.interfaces.api import create_app
-from equimind.interfaces.api_backtest import router
+from equimind.interfaces.api.app import create_app
+from equimind.interfaces.api.backtest import router
 from equimind.retrieval.embed import HashEmbedder
 from equimind.retrieval.rerank import FixedScoreReranker
 from equimind.services import open_services

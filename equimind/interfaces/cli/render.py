@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from equimind.ingest.pipeline import IngestReport
-from equimind.models import SearchResult
+if TYPE_CHECKING:  # annotations only: importing this module stays as light as Rich
+    from equimind.ingest.pipeline import IngestReport
+    from equimind.models import SearchResult
 
 console = Console()
 err_console = Console(stderr=True)

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from equimind.errors import ConfigError
-from equimind.interfaces.cli import (
+from equimind.interfaces.cli import render
+from equimind.interfaces.cli.app import (
     HomeOpt,
     JsonOpt,
     SnapshotOpt,
@@ -92,15 +93,14 @@ def _request(tickers: str | None, start: str | None, end: str | None, frequency:
 def _run(settings: Settings, request: BacktestRequest, out: Path | None, keep_stores: bool,
          quiet: bool) -> BacktestReport:
     from equimind.backtest import Backtester
-    from equimind.interfaces.render import err_console
 
     tester = Backtester(settings, out_dir=out, keep_stores=keep_stores)
     n = len(request.schedule()) * len(request.tickers)
     if not quiet:
-        err_console.print(f"[bold]Backtest[/bold] {n} decisions ({len(request.schedule())} days x "
+        render.err_console.print(f"[bold]Backtest[/bold] {n} decisions ({len(request.schedule())} days x "
                           f"{len(request.tickers)} tickers); the first decision per ticker ingests its filings")
     try:
-        return tester.run(request, on_progress=None if quiet else err_console.print)
+        return tester.run(request, on_progress=None if quiet else render.err_console.print)
     finally:
         tester.store.close()
 
@@ -136,10 +136,9 @@ def _render(report: BacktestReport) -> None:
     from rich.table import Table
 
     from equimind.backtest_plot import ACCURACY_HEADER, RETURNS_HEADER, accuracy_rows, return_rows
-    from equimind.interfaces.render import console
 
     req = report.request
-    console.print(f"[bold]Backtest {report.run_id}[/bold]: {', '.join(req.tickers)}, {req.frequency.value} "
+    render.console.print(f"[bold]Backtest {report.run_id}[/bold]: {', '.join(req.tickers)}, {req.frequency.value} "
                   f"{req.start}..{req.end}, {report.n_rated} rated / {report.n_decisions} decisions, prices through "
                   f"{report.data_end}")
     decisions = Table(title="Decisions (forward total returns)", box=box.SIMPLE)
@@ -149,7 +148,7 @@ def _render(report: BacktestReport) -> None:
         rets = [("n/a" if (v := d.forward_returns.get(h)) is None else f"{100 * v:+.1f}%") for h in req.horizons]
         decisions.add_row(str(d.decided_at), d.ticker, d.rating.value if d.rating else "REFUSED",
                           f"{d.conviction:.2f}", f"{d.close:.2f}", *rets)
-    console.print(decisions)
+    render.console.print(decisions)
     for title, header, rows in (("Accuracy (95% percentile-bootstrap CIs)", ACCURACY_HEADER,
                                  accuracy_rows(report.table)),
                                 ("Returns (means over scored decisions)", RETURNS_HEADER,
@@ -159,7 +158,8 @@ def _render(report: BacktestReport) -> None:
             table.add_column(col)
         for row in rows:
             table.add_row(*row)
-        console.print(table)
+        render.console.print(table)
     for c in report.caveats:
-        console.print(f"- {c}")
-    console.print(f"equity curve: {report.plot_path}\nreport: {report.report_path}\ntimings (s): {report.timings_s}")
+        render.console.print(f"- {c}")
+    render.console.print(f"equity curve: {report.plot_path}\nreport: {report.report_path}\n"
+                         f"timings (s): {report.timings_s}")

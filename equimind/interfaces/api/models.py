@@ -2,14 +2,14 @@
 
 Every request body forbids unknown fields, so a misspelt field is a 422 naming it rather than a silently ignored
 option. Responses reuse the domain models (SearchResult, Recommendation, MarketReport, ...) unchanged; the only
-API-specific responses are the error body, the citation check and the price series drawn by the dashboard.
+API-specific responses are the error body and the citation check (the price series drawn by the dashboard is the
+engine's ``equimind.analytics.price_series.PriceSeries``).
 """
 
 from __future__ import annotations
 
-import math
 import re
-from datetime import date, timedelta
+from datetime import date
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -24,9 +24,9 @@ from pydantic import (
     model_validator,
 )
 
-from equimind.errors import NotFoundError
+from equimind.agents.providers import parse_provider
+from equimind.errors import ConfigError
 from equimind.models import FilterSpec, Source
-from equimind.sources.base import PriceSource
 
 TICKER_PATTERN = r"^[A-Za-z][A-Za-z0-9.\-]{0,9}$"
 FORM_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9 ./\-]{0,15}$"
@@ -118,9 +118,6 @@ class ResearchRequest(BaseModel):
     def _known_provider(cls, v: str | None) -> str | None:
         if v is None:
             return None
-        from equimind.agents.providers import parse_provider
-        from equimind.errors import ConfigError
-
         try:
             return parse_provider(v).value
         except ConfigError as exc:
@@ -161,78 +158,3 @@ class ResearchStreamInfo(BaseModel):
 
     event: Literal["stage", "recommendation", "error"]
     data: dict[str, Any]
-
-
-def _clean(values: Any) -> list[float | None]:
-    """Floats for JSON: NaN (an indicator not yet defined) becomes null."""
-    return [None if math.isnan(v) else round(float(v), 6) for v in values]
-
-
-class PriceSeries(BaseModel):
-    """Daily OHLCV and indicator series of one ticker up to the as-of date (oldest first; null = not yet defined).
-
-    Prices are as the source reports them (Yahoo: split- and dividend-adjusted); the indicators are computed from
-    those closes with ``equimind.analytics.indicators`` (SMA, Bollinger 20/2, RSI 14 Wilder, MACD 12/26/9) over the
-    whole fetched history, of which the last ``lookback_days`` are returned."""
-
-    ticker: str
-    as_of: date
-    source: str
-    origin: str
-    location: str
-    adjustment: str
-    dates: list[date]
-    open: list[float]
-    high: list[float]
-    low: list[float]
-    close: list[float]
-    volume: list[float]
-    sma_20: list[float | None]
-    sma_50: list[float | None]
-    sma_200: list[float | None]
-    bb_upper: list[float | None]
-    bb_middle: list[float | None]
-    bb_lower: list[float | None]
-    rsi_14: list[float | None]
-    macd: list[float | None]
-    macd_signal: list[float | None]
-    macd_hist: list[float | None]
-    formulas: dict[str, str]
-
-    @classmethod
-    def from_history(cls, history: Any, as_of: date, keep_from: date) -> PriceSeries:
-        """Indicators over all of ``history`` (already cut at ``as_of``), bars from ``keep_from`` on returned."""
-        from equimind.analytics.indicators import bollinger, macd, rsi_wilder, sma
-
-        bars = history.bars
-        closes = [b.close for b in bars]
-        lo, mid, up = bollinger(closes)
-        line, sig, hist = macd(closes)
-        i0 = next((i for i, b in enumerate(bars) if b.day >= keep_from), len(bars))
-        cut = slice(i0, None)
-        series = {"sma_20": sma(closes, 20), "sma_50": sma(closes, 50), "sma_200": sma(closes, 200),
-                  "bb_upper": up, "bb_middle": mid, "bb_lower": lo, "rsi_14": rsi_wilder(closes, 14),
-                  "macd": line, "macd_signal": sig, "macd_hist": hist}
-        return cls(
-            ticker=history.ticker, as_of=as_of, source=history.source.value, origin=history.origin.value,
-            location=history.location, adjustment=history.adjustment, dates=[b.day for b in bars[cut]],
-            open=[b.open for b in bars[cut]], high=[b.high for b in bars[cut]], low=[b.low for b in bars[cut]],
-            close=closes[cut], volume=[b.volume for b in bars[cut]],
-            **{name: _clean(values[cut]) for name, values in series.items()},
-            formulas={"sma_n": "mean of the last n closes", "bollinger": "sma20 ± 2 population std of 20 closes",
-                      "rsi_14": "Wilder RSI, 14 days", "macd": "ema12 - ema26 (SMA-seeded EMAs)",
-                      "macd_signal": "ema9 of the MACD line", "macd_hist": "macd - signal",
-                      "history_start": bars[0].day.isoformat() if bars else ""},
-        )
-
-
-def price_series(prices: PriceSource, ticker: str, as_of: date, lookback_days: int) -> PriceSeries:
-    """OHLCV + indicators for the chart. Indicators start from the same history as the market report's (two years
-    before ``as_of``, or more for a longer window), so their last values equal the report's figures."""
-    from equimind.analytics.market import DEFAULT_LOOKBACK_DAYS
-
-    start = as_of - timedelta(days=max(DEFAULT_LOOKBACK_DAYS, lookback_days + 365))
-    history = prices.history(ticker, start=start).up_to(as_of)
-    if not history.bars:
-        raise NotFoundError(f"no price bars for {ticker} between {start} and {as_of}; choose a later as_of")
-    return PriceSeries.from_history(history, as_of, as_of - timedelta(days=lookback_days))

@@ -12,14 +12,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter
 from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, Response
 
+from equimind.backtest import Backtester
 from equimind.backtest_models import BacktestReport, BacktestRequest
-from equimind.engine import EquiMindEngine
+from equimind.backtest_store import BacktestStore
 from equimind.errors import NotFoundError
-from equimind.interfaces.api_models import ErrorBody
+from equimind.interfaces.api.deps import EngineDep
+from equimind.interfaces.api.models import ErrorBody
 
 RUN_ID_PATTERN = r"^bt-[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$"
 
@@ -30,14 +32,6 @@ _ERRORS: dict[int | str, dict[str, object]] = {
 }
 
 
-def _engine(request: Request) -> EquiMindEngine:
-    engine: EquiMindEngine | None = getattr(request.app.state, "engine", None)
-    if engine is None:
-        raise RuntimeError("the API was not started: run it under uvicorn or `with TestClient(app)`")
-    return engine
-
-
-EngineDep = Annotated[EquiMindEngine, Depends(_engine)]
 RunId = Annotated[str, PathParam(pattern=RUN_ID_PATTERN, description="e.g. bt-20250901-120000-a1b2c3")]
 
 
@@ -46,8 +40,6 @@ def run_backtest(body: BacktestRequest, engine: EngineDep) -> Response:
     """Walk-forward backtest over the recorded corpus the server runs on (``--snapshot``): research at each decision
     day with nothing later, forward returns vs buy-and-hold and an equal-weight benchmark, hit rate, IC and
     long-short with bootstrap CIs. 422 when the server is not in snapshot mode."""
-    from equimind.backtest import Backtester
-
     tester = Backtester.from_services(engine.services)
     try:
         report = tester.run(body)
@@ -59,8 +51,6 @@ def run_backtest(body: BacktestRequest, engine: EngineDep) -> Response:
 @router.get("/backtest/{run_id}", responses=_ERRORS, response_model=BacktestReport)
 def stored_backtest(run_id: RunId, engine: EngineDep) -> Response:
     """A stored backtest report (the accuracy tracker keeps every run)."""
-    from equimind.backtest_store import BacktestStore
-
     store = BacktestStore.from_settings(engine.settings)
     try:
         raw = store.report_json(run_id)
@@ -72,8 +62,6 @@ def stored_backtest(run_id: RunId, engine: EngineDep) -> Response:
 @router.get("/backtest/{run_id}/equity.png", responses=_ERRORS, response_class=FileResponse)
 def equity_png(run_id: RunId, engine: EngineDep) -> FileResponse:
     """The run's equity-curve plot (PNG)."""
-    from equimind.backtest_store import BacktestStore
-
     store = BacktestStore.from_settings(engine.settings)
     try:
         report = BacktestReport.model_validate_json(store.report_json(run_id))

@@ -8,9 +8,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-import equimind.interfaces.cli_backtest  # noqa: F401  (registers the command)
 from equimind.backtest_store import BacktestStore
-from equimind.interfaces.cli import app
+from equimind.interfaces.cli.main import app
 
 runner = CliRunner()
 

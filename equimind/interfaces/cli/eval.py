@@ -15,7 +15,7 @@ import typer
 
 from equimind.config import RETRIEVAL_MODES
 from equimind.errors import ConfigError
-from equimind.interfaces.cli import HomeOpt, build_settings, eval_app, run_guarded
+from equimind.interfaces.cli.app import HomeOpt, build_settings, eval_app, run_guarded
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ their schemas and documented status codes.
 Every check runs except ``positive_data_acceptance``: the API has rules that a schema cannot state (``as_of`` not in
 the future, ``end`` after ``start`` and at most 20,000 characters on, a span inside the document), so some
 schema-valid requests are rightly answered 422. The research routes are fuzzed with fewer examples (each valid call
-is a full research run). The backtest routes (``api_backtest``, another module) are left to their own tests: a
+is a full research run). The backtest routes (``api.backtest``, another module) are left to their own tests: a
 valid request runs a multi-day backtest. Bounded by ``--max-examples`` and a fixed seed; JUnit reports go to
 test-artifacts/schemathesis/.
 """
@@ -21,11 +21,11 @@ import pytest
 from interfaces_fakes import fake_services, live_server
 
 from equimind.config import Settings
-from equimind.interfaces.api import create_app
+from equimind.interfaces.api.app import create_app
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "schemathesis"
+ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "schemathesis"
 CLI = Path(sys.executable).with_name("schemathesis")
 if not CLI.exists():
     pytest.skip("schemathesis is not installed: pip install schemathesis==4.32.5", allow_module_level=True)

@@ -13,12 +13,12 @@ import pytest
 from interfaces_fakes import AS_OF, fake_services, live_server
 
 from equimind.config import Settings
-from equimind.interfaces.api import create_app
+from equimind.interfaces.api.app import create_app
 
 pytestmark = pytest.mark.integration
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "web"
+ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "web"
 FLAGS = ["--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync"]
 

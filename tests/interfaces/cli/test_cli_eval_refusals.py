@@ -8,9 +8,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from equimind.interfaces.cli import _register, app
+from equimind.interfaces.cli.main import app
 
-_register()
 runner = CliRunner()
 
 

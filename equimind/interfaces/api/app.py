@@ -1,0 +1,111 @@
+"""The app factory: ``create_app(settings, services=None)`` includes one router per resource (``system``,
+``evidence``, ``market``, ``memory``, ``research``, ``backtest``), the error handler (``errors``) and the dashboard.
+
+The engine is built once, at startup (the lifespan), and kept on ``app.state``; routes receive it with
+``Annotated[EquiMindEngine, Depends(get_engine)]`` (``deps``). Route handlers hold no state of their own: the stores
+behind the engine are safe for concurrent readers while an ingest writes (SQLite WAL with a connection per thread,
+index refreshes under a lock). Synchronous routes run on FastAPI's thread pool. Errors: see ``errors``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+
+from equimind import __version__
+from equimind.config import Settings
+from equimind.engine import EquiMindEngine
+from equimind.errors import EquiMindError
+from equimind.interfaces.api import backtest, evidence, market, memory, research, system
+from equimind.interfaces.api.errors import ApiError, on_error
+from equimind.services import Services, open_services
+
+log = logging.getLogger(__name__)
+
+API = "/api/v1"
+WEB_DIR = Path(__file__).resolve().parent.parent / "web"
+_PAGE_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+                               "frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
+    """The API + dashboard. ``services`` (tests inject fakes) defaults to ``open_services(settings)`` at startup."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        owned = services is None
+        svc = services if services is not None else await run_in_threadpool(_open_and_warm, settings)
+        # One searcher (and so one set of local indexes) for every request: built lazily, concurrent first
+        # requests would each build their own and race on the index files.
+        await run_in_threadpool(svc.searcher)
+        app.state.engine = EquiMindEngine(svc)
+        try:
+            yield
+        finally:
+            del app.state.engine
+            if owned:
+                svc.docstore.close()
+
+    app = FastAPI(title="EquiMind", version=__version__, lifespan=lifespan, openapi_url=f"{API}/openapi.json",
+                  docs_url=None, redoc_url=None,
+                  description="Evidence-first equity research: hybrid search over SEC filings, market data, "
+                              "and a Bull/Bear/Judge debate that ends in a cited recommendation.")
+    for exc_type in (EquiMindError, ApiError, Exception):
+        app.add_exception_handler(exc_type, on_error)
+    for router in (system.router, evidence.router, market.router, memory.router, research.router, backtest.router):
+        app.include_router(router)
+    _add_pages(app)
+    return app
+
+
+def limit_torch_threads(n: int = 1) -> None:
+    """One intra-op thread per request: the server parallelises across requests, and torch's default (one thread
+    per core) on top of that oversubscribes the cores (measured here: 13 ms vs 480 ms per query embedding when
+    another process keeps a core busy). A no-op when torch is not installed."""
+    try:
+        import torch
+    except ImportError:
+        return
+    torch.set_num_threads(n)
+
+
+def run_server(settings: Settings, host: str = "127.0.0.1", port: int = 8000, *, torch_threads: int = 1) -> None:
+    """What ``equimind serve`` runs: the API and dashboard under uvicorn (blocks until interrupted)."""
+    import uvicorn
+
+    limit_torch_threads(torch_threads)
+    log.info("EquiMind API on http://%s:%d (dashboard at /, docs at %s/docs)", host, port, API)
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+
+
+def _open_and_warm(settings: Settings) -> Services:
+    """Open the stores and load the models once, so the first request does not pay for it."""
+    svc = open_services(settings)
+    try:
+        _ = svc.embedder, svc.reranker.available
+    except EquiMindError as exc:  # the health endpoint reports it; bm25 search still works
+        log.warning("model warm-up failed: %s", exc)
+    return svc
+
+
+def _add_pages(app: FastAPI) -> None:
+    app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
+
+    @app.get("/", include_in_schema=False)
+    def dashboard() -> FileResponse:
+        return FileResponse(WEB_DIR / "index.html", headers=_PAGE_HEADERS)
+
+    @app.get(f"{API}/docs", include_in_schema=False)
+    def api_docs() -> FileResponse:
+        return FileResponse(WEB_DIR / "docs.html", headers=_PAGE_HEADERS)

@@ -1,0 +1,21 @@
+"""The ``equimind`` console script: import every command module (which registers its commands on the app) and run.
+
+The import order below is the order of the commands in ``equimind --help``.
+"""
+
+from __future__ import annotations
+
+# isort: off
+from equimind.interfaces.cli.app import app
+from equimind.interfaces.cli import backtest, store, research, read, system, audit, eval  # noqa: F401
+# isort: on
+
+__all__ = ["app", "main"]
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

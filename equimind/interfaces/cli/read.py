@@ -1,0 +1,103 @@
+"""Read paths: ``market``, ``memory`` and ``verify-citation`` (nothing is written)."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Annotated
+
+import typer
+
+from equimind.interfaces.cli import render, render_report
+from equimind.interfaces.cli.app import (
+    AsOfOpt,
+    HomeOpt,
+    JsonOpt,
+    SnapshotOpt,
+    app,
+    build_settings,
+    emit_json,
+    parse_day,
+    run_guarded,
+)
+
+
+@app.command()
+def market(
+    ticker: Annotated[str, typer.Argument(help="Ticker, e.g. NVDA.")],
+    as_of: AsOfOpt = None,
+    snapshot: SnapshotOpt = None,
+    home: HomeOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Last close, indicators and fundamentals (each with provenance) as of a date."""
+
+    def body() -> None:
+        from equimind.analytics.market import market_report
+        from equimind.sources.sourceset import open_sources
+
+        settings = build_settings(home, snapshot)
+        sources = open_sources(settings)  # the market report needs no store: no Services (no Chroma) opened
+        try:
+            report = market_report(settings, ticker, parse_day(as_of, "--as-of") or date.today(), sources.market)
+        finally:
+            sources.close()
+        if as_json:
+            emit_json(report)
+        else:
+            render_report.market(report)
+
+    run_guarded(body)
+
+
+@app.command()
+def memory(
+    ticker: Annotated[str, typer.Argument(help="Ticker, e.g. NVDA.")],
+    as_of: AsOfOpt = None,
+    home: HomeOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """What EquiMind remembers about a ticker: evidence, period summaries and past research runs."""
+
+    def body() -> None:
+        from equimind.memory import MemoryStore
+
+        snap = MemoryStore.from_settings(build_settings(home)).snapshot(ticker.upper(),
+                                                                        as_of=parse_day(as_of, "--as-of"))
+        if as_json:
+            emit_json(snap)
+        else:
+            render_report.memory(snap)
+
+    run_guarded(body)
+
+
+@app.command("verify-citation")
+def verify_citation(
+    doc_id: Annotated[str, typer.Argument(help="Stored document id (sha256).")],
+    quote: Annotated[str, typer.Argument(help="The quoted text to find.")],
+    home: HomeOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Check a quote against the stored canonical text (exact, then normalised; else the closest passage)."""
+
+    def body() -> None:
+        from equimind.citations import verify_citation as verify
+        from equimind.store.docstore import DocStore
+
+        settings = build_settings(home)
+        check = verify(DocStore(settings.docstore_path), doc_id, quote)
+        payload = {"doc_id": check.doc_id, "verified": check.verified, "match": check.match.value,
+                   "start": check.start, "end": check.end, "similarity": round(check.similarity, 4),
+                   "passage": check.passage, "doc_sha256": check.doc_sha256}
+        if as_json:
+            emit_json(payload)
+        else:
+            state = "[green]verified[/green]" if check.verified else "[red]NOT verified[/red]"
+            render.console.print(f"{state} ({check.match.value}, similarity {check.similarity:.3f}) "
+                                 f"chars {check.start}-{check.end}")
+            if check.passage:
+                render.console.print(check.passage)
+        if not check.verified:
+            raise typer.Exit(1)
+
+    run_guarded(body)

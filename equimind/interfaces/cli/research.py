@@ -1,0 +1,49 @@
+"""``equimind research``: the full research run (retrieval, critic, fetch, debate, cited rating)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from equimind.interfaces.cli import render_report
+from equimind.interfaces.cli.app import (
+    AsOfOpt,
+    HomeOpt,
+    JsonOpt,
+    SnapshotOpt,
+    app,
+    build_settings,
+    emit_json,
+    open_engine,
+    parse_day,
+    run_guarded,
+)
+
+
+@app.command()
+def research(
+    ticker: Annotated[str, typer.Argument(help="Ticker, e.g. NVDA.")],
+    question: Annotated[str, typer.Argument(help="Your question, e.g. \"Should I invest in NVIDIA?\"")],
+    as_of: AsOfOpt = None,
+    snapshot: SnapshotOpt = None,
+    provider: Annotated[str | None, typer.Option("--provider", help="offline | openai | anthropic | gemini | "
+                                                 "deepseek | ollama | openrouter | openai-compatible")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="Model name for the provider.")] = None,
+    rounds: Annotated[int | None, typer.Option("--rounds", help="Bull/Bear rebuttal rounds (0-5).")] = None,
+    home: HomeOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Research a ticker: DB-first retrieval, critic, on-demand fetch, Bull/Bear/Judge debate, cited rating."""
+
+    def body() -> None:
+        settings = build_settings(home, snapshot, provider=provider, model=model, debate_rounds=rounds)
+        engine = open_engine(settings)
+        events = None if as_json else render_report.progress_printer()
+        rec = engine.research(ticker, question, parse_day(as_of, "--as-of"), on_event=events)
+        if as_json:
+            emit_json(rec)
+        else:
+            render_report.recommendation(rec)
+
+    run_guarded(body)
