@@ -12,13 +12,13 @@ from equimind.timeguard import filter_dated
 
 if TYPE_CHECKING:
     from equimind.agents.critic import CriticVerdict
-    from equimind.answerability_check import AnswerabilityVerdict
+    from equimind.answerability.check import AnswerabilityVerdict
     from equimind.research import ResearchRun
 
 
 def conclude(run: ResearchRun, converged: bool, verdict: CriticVerdict, evidence: list[EvidenceNode],
              t_all: float) -> Recommendation:
-    from equimind.compressor import ContextCompressor
+    from equimind.retrieval.compressor import ContextCompressor
 
     state = run.state
     t0 = time.perf_counter()
@@ -56,7 +56,7 @@ def conclude(run: ResearchRun, converged: bool, verdict: CriticVerdict, evidence
 def _answerability(run: ResearchRun, evidence: list[EvidenceNode]) -> AnswerabilityVerdict:
     """Is the question's specific ask answered anywhere in what the run can see? (ADR 0006; decision asks always
     are.) Runs after the loop, so documents fetched on demand count; per-document term sets are cached per home."""
-    from equimind.answerability_check import AnswerabilityCheck
+    from equimind.answerability.check import AnswerabilityCheck
 
     t0 = time.perf_counter()
     cache = run.services._cache.setdefault("answerability_terms", {})

@@ -16,7 +16,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, Response
 
-from equimind.backtest_models import BacktestReport, BacktestRequest
+from equimind.backtest.models import BacktestReport, BacktestRequest
 from equimind.engine import EquiMindEngine
 from equimind.errors import NotFoundError
 from equimind.interfaces.api_models import ErrorBody
@@ -46,7 +46,7 @@ def run_backtest(body: BacktestRequest, engine: EngineDep) -> Response:
     """Walk-forward backtest over the recorded corpus the server runs on (``--snapshot``): research at each decision
     day with nothing later, forward returns vs buy-and-hold and an equal-weight benchmark, hit rate, IC and
     long-short with bootstrap CIs. 422 when the server is not in snapshot mode."""
-    from equimind.backtest import Backtester
+    from equimind.backtest.runner import Backtester
 
     tester = Backtester.from_services(engine.services)
     try:
@@ -59,7 +59,7 @@ def run_backtest(body: BacktestRequest, engine: EngineDep) -> Response:
 @router.get("/backtest/{run_id}", responses=_ERRORS, response_model=BacktestReport)
 def stored_backtest(run_id: RunId, engine: EngineDep) -> Response:
     """A stored backtest report (the accuracy tracker keeps every run)."""
-    from equimind.backtest_store import BacktestStore
+    from equimind.backtest.store import BacktestStore
 
     store = BacktestStore.from_settings(engine.settings)
     try:
@@ -72,7 +72,7 @@ def stored_backtest(run_id: RunId, engine: EngineDep) -> Response:
 @router.get("/backtest/{run_id}/equity.png", responses=_ERRORS, response_class=FileResponse)
 def equity_png(run_id: RunId, engine: EngineDep) -> FileResponse:
     """The run's equity-curve plot (PNG)."""
-    from equimind.backtest_store import BacktestStore
+    from equimind.backtest.store import BacktestStore
 
     store = BacktestStore.from_settings(engine.settings)
     try:

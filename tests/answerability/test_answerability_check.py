@@ -11,9 +11,9 @@ import Stemmer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from equimind.answerability import Subject, analyse, name_words, stem_sets
-from equimind.answerability_check import AnswerabilityCheck, judge
-from equimind.answerability_index import DocTerms, scope_stats
+from equimind.answerability.analysis import Subject, analyse, name_words, stem_sets
+from equimind.answerability.check import AnswerabilityCheck, judge
+from equimind.answerability.index import DocTerms, scope_stats
 from equimind.models import Chunk, Document, Origin, Parent, Source
 from equimind.store.docstore import DocStore
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from equimind.analytics.indicators import unadjust_dividends
-from equimind.backtest_pit import PointInTimeCorpus, filter_companyfacts, filter_submissions, pit_price_rows
+from equimind.backtest.pit import PointInTimeCorpus, filter_companyfacts, filter_submissions, pit_price_rows
 from equimind.errors import ConfigError
 
 DAYS = [date(2024, 1, 1) + timedelta(days=i) for i in range(10)]

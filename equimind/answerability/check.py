@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from equimind.answerability import AskAnalysis, AskKind, FocusTerm, Subject, analyse, name_words, stem_sets
-from equimind.answerability_index import DocTerms, PassageMatch, ScopeStats, document_terms, scope_stats
+from equimind.answerability.analysis import AskAnalysis, AskKind, FocusTerm, Subject, analyse, name_words, stem_sets
+from equimind.answerability.index import DocTerms, PassageMatch, ScopeStats, document_terms, scope_stats
 from equimind.models import EvidenceNode, FilterSpec
 from equimind.timeguard import as_of_filter, filter_dated
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-from equimind.answerability import TOKEN, NamePhrase, stem_sets
+from equimind.answerability.analysis import TOKEN, NamePhrase, stem_sets
 
 if TYPE_CHECKING:
     from equimind.store.docstore import DocStore

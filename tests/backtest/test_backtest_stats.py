@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from equimind.backtest_stats import (
+from equimind.backtest.stats import (
     Decision,
     add_months,
     forward_return,

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from equimind.backtest_models import BacktestRequest, DecisionRecord, Frequency, decision_dates
-from equimind.backtest_report import build_caveats, build_table
-from equimind.backtest_score import benchmark_returns, equity_curve, period_returns, traded_close
-from equimind.backtest_stats import Decision, summarise_backtest
-from equimind.backtest_store import BacktestStore, Prediction
+from equimind.backtest.models import BacktestRequest, DecisionRecord, Frequency, decision_dates
+from equimind.backtest.report import build_caveats, build_table
+from equimind.backtest.score import benchmark_returns, equity_curve, period_returns, traded_close
+from equimind.backtest.stats import Decision, summarise_backtest
+from equimind.backtest.store import BacktestStore, Prediction
 from equimind.errors import ConfigError, NotFoundError
 from equimind.models import Origin, Rating, Source
 from equimind.sources.base import PriceBar, PriceHistory

@@ -21,9 +21,9 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from equimind.audit import AuditError, AuditLog, AuditRecord
 from equimind.errors import ConfigError
-from equimind.gate_policy import Decision, ToolPolicy, Verdict
+from equimind.security.audit import AuditError, AuditLog, AuditRecord
+from equimind.security.policy import Decision, ToolPolicy, Verdict
 
 if TYPE_CHECKING:
     from equimind.config import Settings

@@ -4,11 +4,11 @@ For each decision day of a schedule (chronological) and each ticker of a univers
 research with ``as_of`` = that day and records the rating, the conviction and the real close on that day; then it
 scores forward returns at the requested horizons (1, 3, 6 months by default) against buy-and-hold of the ticker and
 an equal-weight benchmark of the universe, computes hit rate, information coefficient and the long-short spread with
-bootstrap CIs (``equimind.backtest_stats``), stores everything in the accuracy tracker
+bootstrap CIs (``equimind.backtest.stats``), stores everything in the accuracy tracker
 (``EQUIMIND_HOME/backtest.sqlite``), and draws the equity curves.
 
 How look-ahead is excluded, by construction rather than by care:
-* every decision reads a point-in-time view of the recorded corpus (``equimind.backtest_pit``): prices cut at the
+* every decision reads a point-in-time view of the recorded corpus (``equimind.backtest.pit``): prices cut at the
   day and adjusted as of it, facts and filings filed by the day, nothing else;
 * every ticker gets its own fresh research store for the run (``<home>/backtest/runs/<run_id>/<TICKER>``), filled
   only by that ticker's own decisions in date order, so a decision never sees a document fetched for a later day or
@@ -35,21 +35,21 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from equimind.backtest_models import BacktestReport, BacktestRequest, DecisionRecord, EquityPointOut, step
-from equimind.backtest_report import build_caveats, build_table
-from equimind.backtest_score import (
+from equimind.backtest.models import BacktestReport, BacktestRequest, DecisionRecord, EquityPointOut, step
+from equimind.backtest.report import build_caveats, build_table
+from equimind.backtest.score import (
     benchmark_returns,
     equity_curve,
     score_forward,
     traded_close,
 )
-from equimind.backtest_stats import Decision, rating_side, summarise_backtest
+from equimind.backtest.stats import Decision, rating_side, summarise_backtest
 from equimind.config import Settings
 from equimind.errors import ConfigError, EquiMindError
 
 if TYPE_CHECKING:
-    from equimind.backtest_pit import PointInTimeCorpus, PointInTimeView
-    from equimind.backtest_store import BacktestStore
+    from equimind.backtest.pit import PointInTimeCorpus, PointInTimeView
+    from equimind.backtest.store import BacktestStore
     from equimind.models import Recommendation
     from equimind.protocols import Embedder, Reranker, Tokenizer
     from equimind.services import Services
@@ -96,8 +96,8 @@ class Backtester:
         if settings.snapshot is None:
             raise ConfigError("backtests run on a recorded corpus only: pass --snapshot (e.g. ../shared/corpus); "
                               "live sources cannot be cut back to a past day")
-        from equimind.backtest_pit import PointInTimeCorpus
-        from equimind.backtest_store import BacktestStore
+        from equimind.backtest.pit import PointInTimeCorpus
+        from equimind.backtest.store import BacktestStore
 
         self.settings = settings
         self.snapshot = Path(settings.snapshot)
@@ -178,7 +178,7 @@ class Backtester:
         return ctx.services[ticker]
 
     def _decide(self, ctx: _Run, ticker: str, day: date, view: PointInTimeView) -> DecisionRecord:
-        from equimind.backtest_store import Prediction
+        from equimind.backtest.store import Prediction
         from equimind.engine import EquiMindEngine
 
         svc = self._services(ctx, ticker)
@@ -243,7 +243,7 @@ class Backtester:
                 self.store.set_outcomes(ctx.run_id, r.ticker, day, fwd, bench, scored_through)
 
     def _write_outputs(self, report: BacktestReport) -> None:
-        from equimind.backtest_plot import markdown_report, plot_equity
+        from equimind.backtest.plot import markdown_report, plot_equity
 
         self.out_dir.mkdir(parents=True, exist_ok=True)
         if self.plot:

@@ -2,7 +2,7 @@
 
 Everything here reads prices *after* the decision days (that is what scoring is); nothing here feeds a decision.
 
-Conventions (see also ``equimind.backtest_stats``):
+Conventions (see also ``equimind.backtest.stats``):
 * Forward returns are total returns from the dividend-adjusted closes (dividends reinvested), last close on/before
   the decision day to the last close on/before ``day + h months``; None when that day is after the last bar.
 * The close recorded for a decision is the price as traded on the last bar on/before the decision day: the
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from equimind.analytics.indicators import unadjust_dividends
-from equimind.backtest_stats import Decision, forward_returns, rating_side
+from equimind.backtest.stats import Decision, forward_returns, rating_side
 from equimind.errors import NotFoundError
 
 if TYPE_CHECKING:

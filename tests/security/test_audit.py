@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from equimind.audit import (
+from equimind.config import Settings
+from equimind.errors import ConfigError, NotFoundError
+from equimind.security.audit import (
     GENESIS_HASH,
     AuditError,
     AuditLog,
@@ -20,11 +22,9 @@ from equimind.audit import (
     record_hmac,
     verify_audit_log,
 )
-from equimind.config import Settings
-from equimind.errors import ConfigError, NotFoundError
 
 KEY = "test-audit-key-0123456789abcdef"
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture()
@@ -132,7 +132,7 @@ def test_concurrent_processes_append_one_chain(log_path: Path) -> None:
     script = textwrap.dedent(f"""
         import sys
         from pathlib import Path
-        from equimind.audit import AuditLog
+        from equimind.security.audit import AuditLog
         log = AuditLog(Path({str(log_path)!r}), {KEY!r})
         for i in range(20):
             log.append({{"kind": "call", "writer": sys.argv[1], "i": i}})

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from equimind.audit import AuditError, AuditLog, AuditRecord, verify_audit_log
 from equimind.config import Settings
 from equimind.errors import ConfigError
-from equimind.gate import Decision, Gate, ToolDenied, ToolPolicy, audit_safe, build_gate
+from equimind.security.audit import AuditError, AuditLog, AuditRecord, verify_audit_log
+from equimind.security.gate import Decision, Gate, ToolDenied, ToolPolicy, audit_safe, build_gate
 
 KEY = "test-gate-key-0123456789abcdef"
 DOC = "ab" * 32

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from equimind.backtest_models import BacktestRequest, DecisionRecord, HorizonRow
+from equimind.backtest.models import BacktestRequest, DecisionRecord, HorizonRow
 
 
 def _ci(block: Mapping[str, Any] | None) -> tuple[float, float] | None:

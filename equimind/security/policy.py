@@ -31,8 +31,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from equimind.audit import canonical_json
 from equimind.errors import ConfigError
+from equimind.security.audit import canonical_json
 
 logger = logging.getLogger(__name__)
 

@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from equimind.backtest import Backtester
-from equimind.backtest_models import BacktestReport, BacktestRequest
-from equimind.backtest_store import BacktestStore
+from equimind.backtest.models import BacktestReport, BacktestRequest
+from equimind.backtest.runner import Backtester
+from equimind.backtest.store import BacktestStore
 from equimind.config import Settings
 from equimind.ingest.tokens import WhitespaceTokenizer
 from equimind.retrieval.embed import HashEmbedder

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from equimind.backtest_models import BacktestReport, HorizonRow
+from equimind.backtest.models import BacktestReport, HorizonRow
 
 
 def plot_equity(report: BacktestReport, path: Path) -> Path:

@@ -8,7 +8,11 @@ from datetime import date
 
 import pytest
 
-from equimind.compressor import (
+from equimind.config import Settings
+from equimind.errors import ConfigError
+from equimind.models import EvidenceNode, Source
+from equimind.protocols import Tokenizer
+from equimind.retrieval.compressor import (
     ContextCompressor,
     DiscardReason,
     decay_factor,
@@ -17,10 +21,6 @@ from equimind.compressor import (
     md5_hex,
     shingles,
 )
-from equimind.config import Settings
-from equimind.errors import ConfigError
-from equimind.models import EvidenceNode, Source
-from equimind.protocols import Tokenizer
 
 AS_OF = date(2024, 6, 30)
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from equimind.backtest_stats import HORIZONS_MONTHS, add_months
+from equimind.backtest.stats import HORIZONS_MONTHS, add_months
 from equimind.models import Rating
 
 DEFAULT_QUESTION = "Should I invest in {company} ({ticker})?"
@@ -114,7 +114,7 @@ class DecisionRecord(BaseModel):
     rating: Rating | None  # None: research refused (left out of the statistics, counted in n_refused)
     conviction: float
     refusal_reason: str | None = None
-    close: float  # as traded on close_bar_date (see equimind.backtest_score)
+    close: float  # as traded on close_bar_date (see equimind.backtest.score)
     close_bar_date: date
     close_check: str  # how the close compares with research's own last_close figure
     forward_returns: dict[int, float | None]  # buy-and-hold of the ticker, total return
@@ -174,7 +174,7 @@ class BacktestReport(BaseModel):
     n_refused: int
     decisions: list[DecisionRecord]
     table: list[HorizonRow]
-    statistics: dict[str, Any]  # equimind.backtest_stats.summarise_backtest, in full
+    statistics: dict[str, Any]  # equimind.backtest.stats.summarise_backtest, in full
     equity_curve: list[EquityPointOut]
     plot_path: str | None = None
     report_path: str | None = None

@@ -3,7 +3,7 @@
 A prediction is written as soon as it is made (rating, conviction, close, a digest of the decision and the full
 Recommendation JSON); outcomes are written when the prices to score them exist, and can be re-scored later when more
 data arrives (``set_outcomes`` replaces a prediction's outcomes). Statistics are computed from what is stored, with
-``equimind.backtest_stats`` (bootstrap CIs, sample-size caveats).
+``equimind.backtest.stats`` (bootstrap CIs, sample-size caveats).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from equimind.backtest_stats import Decision, summarise_backtest
+from equimind.backtest.stats import Decision, summarise_backtest
 from equimind.errors import ConfigError, NotFoundError
 from equimind.models import Rating
 
