@@ -27,7 +27,7 @@ from equimind.errors import ConfigError, EquiMindError
 from equimind.interfaces.api_models import CitationCheckOut
 from equimind.market import MarketReport
 from equimind.models import FilterSpec, Recommendation, SearchResult
-from equimind.security.audit import AuditError
+from equimind.security.chain import AuditError
 from equimind.security.gate import Gate, ToolDenied, build_gate
 
 if TYPE_CHECKING:

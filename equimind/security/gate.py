@@ -22,7 +22,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from equimind.errors import ConfigError
-from equimind.security.audit import AuditError, AuditLog, AuditRecord
+from equimind.security.audit import AuditLog, AuditRecord
+from equimind.security.chain import AuditError
 from equimind.security.policy import Decision, ToolPolicy, Verdict
 
 if TYPE_CHECKING:

@@ -32,7 +32,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from equimind.errors import ConfigError
-from equimind.security.audit import canonical_json
+from equimind.security.chain import canonical_json
 
 logger = logging.getLogger(__name__)
 

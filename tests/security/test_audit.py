@@ -12,16 +12,9 @@ import pytest
 
 from equimind.config import Settings
 from equimind.errors import ConfigError, NotFoundError
-from equimind.security.audit import (
-    GENESIS_HASH,
-    AuditError,
-    AuditLog,
-    ProblemKind,
-    canonical_json,
-    line_hash,
-    record_hmac,
-    verify_audit_log,
-)
+from equimind.security.audit import AuditLog
+from equimind.security.chain import GENESIS_HASH, AuditError, canonical_json, line_hash, record_hmac
+from equimind.security.verify import ProblemKind, verify_audit_log
 
 KEY = "test-audit-key-0123456789abcdef"
 REPO_ROOT = Path(__file__).resolve().parents[2]

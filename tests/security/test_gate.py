@@ -12,8 +12,10 @@ import pytest
 
 from equimind.config import Settings
 from equimind.errors import ConfigError
-from equimind.security.audit import AuditError, AuditLog, AuditRecord, verify_audit_log
+from equimind.security.audit import AuditLog, AuditRecord
+from equimind.security.chain import AuditError
 from equimind.security.gate import Decision, Gate, ToolDenied, ToolPolicy, audit_safe, build_gate
+from equimind.security.verify import verify_audit_log
 
 KEY = "test-gate-key-0123456789abcdef"
 DOC = "ab" * 32
