@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from equimind.agents.critic import Aspect, count_financial_numbers, split_sentences, term_hits
+from equimind.analytics.aspects import Aspect, term_hits
+from equimind.analytics.text import count_financial_numbers, split_sentences
 from equimind.errors import ConfigError
 from equimind.models import EvidenceNode, FilterSpec, Rating, sha256_hex
 from equimind.timeguard import as_of_filter

@@ -170,7 +170,7 @@ class ResearchRun:
     def _final_evidence(self, rewriter: Any) -> list[EvidenceNode]:
         """What the debate reads: one fixed retrieval over every aspect (the question plus multi-perspective
         sub-queries), so the evidence depends on what is stored, not on the round in which the loop converged."""
-        from equimind.agents.critic import Aspect
+        from equimind.analytics.aspects import Aspect
 
         t0 = time.perf_counter()
         loop_nodes, self.state.nodes = self.state.nodes, {}
