@@ -21,7 +21,7 @@ from equimind.models import DocumentRef, FilterSpec, Recommendation, SearchResul
 if TYPE_CHECKING:
     from equimind.citations import CitationCheck
     from equimind.market import MarketReport
-    from equimind.memory import MemorySnapshot
+    from equimind.memory.records import MemorySnapshot
     from equimind.services import Services
 
 log = logging.getLogger(__name__)
@@ -116,7 +116,7 @@ class EquiMindEngine:
         return market_report(self.settings, ticker.upper(), as_of or date.today())
 
     def memory(self, ticker: str, as_of: date | None = None) -> MemorySnapshot:
-        from equimind.memory import MemoryStore
+        from equimind.memory.store import MemoryStore
 
         return MemoryStore.from_settings(self.settings).snapshot(ticker.upper(), as_of=as_of)
 

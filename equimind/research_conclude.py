@@ -101,7 +101,7 @@ def _merge_degraded(*groups: Any) -> list[Degradation]:
 
 
 def _remember(run: ResearchRun, kept: Any, rec: Recommendation) -> None:
-    from equimind.memory import MemoryStore
+    from equimind.memory.store import MemoryStore
 
     memory = MemoryStore.from_settings(run.settings)
     memory.remember(run.ticker, list(kept))

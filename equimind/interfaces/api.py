@@ -60,7 +60,7 @@ from equimind.interfaces.api_models import (
     price_series,
 )
 from equimind.market import MarketReport
-from equimind.memory import MemorySnapshot
+from equimind.memory.records import MemorySnapshot
 from equimind.models import DocumentRef, FilterSpec, Recommendation, SearchResult
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from equimind.models import Claim, Figure, Recommendation
 if TYPE_CHECKING:
     from equimind.engine import ResearchEvent
     from equimind.market import MarketReport
-    from equimind.memory import MemorySnapshot
+    from equimind.memory.records import MemorySnapshot
 
 _RATING_STYLE = {"STRONG_BUY": "bold green", "BUY": "green", "HOLD": "yellow", "SELL": "red",
                  "STRONG_SELL": "bold red"}

@@ -11,15 +11,9 @@ import pytest
 
 from equimind.config import Settings
 from equimind.errors import ConfigError
-from equimind.memory import (
-    TOP_K,
-    EvidenceEntry,
-    Level,
-    MemoryStore,
-    build_summaries,
-    period_of,
-    sentence_score,
-)
+from equimind.memory.records import TOP_K, EvidenceEntry, Level
+from equimind.memory.store import MemoryStore
+from equimind.memory.summaries import build_summaries, period_of, sentence_score
 from equimind.models import EvidenceNode, Rating, Source
 
 

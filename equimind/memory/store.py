@@ -21,30 +21,31 @@ Delta engine: ``needs_fetch`` reuses what is stored and asks only for data newer
 from __future__ import annotations
 
 import json
-import math
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
-from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field
-
-from equimind.analytics.aspects import Aspect, term_hits
-from equimind.analytics.text import count_financial_numbers, split_sentences
 from equimind.errors import ConfigError
-from equimind.models import EvidenceNode, FilterSpec, Rating, sha256_hex
-from equimind.timeguard import as_of_filter
+from equimind.memory.records import (
+    FORMAT_VERSION,
+    EvidenceEntry,
+    EvidenceRef,
+    FetchDecision,
+    FetchPlan,
+    Level,
+    MemorySnapshot,
+    PeriodSummary,
+    ResearchRun,
+    SummaryItem,
+)
+from equimind.memory.summaries import build_summaries, period_of
+from equimind.models import EvidenceNode, Rating, sha256_hex
 
 if TYPE_CHECKING:
     from equimind.config import Settings
-
-FORMAT_VERSION = 1
-_MIN_WORDS, _MAX_CHARS = 6, 600
-_TEXT_ASPECTS = (Aspect.FUNDAMENTALS, Aspect.RISKS, Aspect.VALUATION_TECHNICALS)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -61,192 +62,6 @@ CREATE TABLE IF NOT EXISTS runs (
   rating TEXT, conviction REAL NOT NULL, run_at TEXT NOT NULL, duration_s REAL);
 CREATE INDEX IF NOT EXISTS runs_ticker_as_of ON runs (ticker, as_of);
 """
-
-
-class Level(StrEnum):
-    DAILY = "daily"
-    WEEKLY = "weekly"
-    MONTHLY = "monthly"
-    QUARTERLY = "quarterly"
-
-
-TOP_K: dict[Level, int] = {Level.DAILY: 5, Level.WEEKLY: 8, Level.MONTHLY: 10, Level.QUARTERLY: 12}
-
-
-@dataclass(frozen=True)
-class EvidenceEntry:
-    id: str
-    ticker: str
-    date: date
-    doc_id: str
-    start: int
-    end: int
-    digest: str
-    text: str
-    source: str
-    form: str
-    section: str | None
-    score: float
-
-
-class SummaryItem(BaseModel):
-    text: str
-    score: float
-    date: date
-    doc_id: str
-    start: int
-    end: int
-    source: str
-    form: str
-
-
-class PeriodSummary(BaseModel):
-    ticker: str
-    level: Level
-    period: str
-    start: date
-    end: date
-    partial: bool = False
-    items: list[SummaryItem] = Field(default_factory=list)
-
-
-class ResearchRun(BaseModel):
-    id: int
-    ticker: str
-    question: str
-    as_of: date
-    rating: Rating | None
-    conviction: float
-    run_at: datetime
-    duration_s: float | None = None
-
-
-class EvidenceRef(BaseModel):
-    id: str
-    date: date
-    doc_id: str
-    start: int
-    end: int
-    digest: str
-    source: str
-    form: str
-    section: str | None
-
-
-class MemorySnapshot(BaseModel):
-    """What ``equimind memory TICKER --json`` prints."""
-
-    ticker: str
-    as_of: date | None
-    format_version: int = FORMAT_VERSION
-    evidence_count: int
-    evidence: list[EvidenceRef]
-    summaries: list[PeriodSummary]
-    runs: list[ResearchRun]
-    last_research: ResearchRun | None
-
-
-class FetchDecision(BaseModel):
-    kind: str
-    fetch: bool
-    since: date | None
-    until: date
-    stored: int
-    reason: str
-
-
-class FetchPlan(BaseModel):
-    ticker: str
-    as_of: date
-    last_research: ResearchRun | None
-    decisions: list[FetchDecision]
-
-    def to_fetch(self) -> list[FetchDecision]:
-        return [d for d in self.decisions if d.fetch]
-
-    def filter_for(self, kind: str) -> FilterSpec:
-        d = next((x for x in self.decisions if x.kind == kind), None)
-        if d is None:
-            raise ConfigError(f"kind {kind!r} was not planned; planned: {[x.kind for x in self.decisions]}")
-        return as_of_filter(FilterSpec(tickers=(self.ticker,), since=d.since, forms=(kind,)), self.as_of)
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Periods and extractive summaries (pure)
-
-
-def period_of(d: date, level: Level) -> tuple[str, date, date]:
-    """(key, first day, last day) of the period holding ``d``."""
-    if level is Level.DAILY:
-        return d.isoformat(), d, d
-    if level is Level.WEEKLY:
-        year, week, weekday = d.isocalendar()
-        start = d - timedelta(days=weekday - 1)
-        return f"{year}-W{week:02d}", start, start + timedelta(days=6)
-    if level is Level.MONTHLY:
-        nxt = date(d.year + d.month // 12, d.month % 12 + 1, 1)
-        return f"{d.year}-{d.month:02d}", d.replace(day=1), nxt - timedelta(days=1)
-    q = (d.month - 1) // 3
-    start = date(d.year, 3 * q + 1, 1)
-    end = date(d.year + (q == 3), (3 * q + 3) % 12 + 1, 1) - timedelta(days=1)
-    return f"{d.year}-Q{q + 1}", start, end
-
-
-def sentence_score(sentence: str, node_score: float) -> float:
-    terms = sum(len(term_hits(sentence, a)) for a in _TEXT_ASPECTS)
-    return min(count_financial_numbers(sentence), 3) + 0.5 * min(terms, 4) + 1.0 / (1.0 + math.exp(-node_score))
-
-
-def entry_sentences(entry: EvidenceEntry) -> list[SummaryItem]:
-    out = []
-    for s, e in split_sentences(entry.text):
-        text = entry.text[s:e].strip()
-        if len(text.split()) < _MIN_WORDS or len(text) > _MAX_CHARS or "|" in text:
-            continue
-        lead = len(entry.text[s:e]) - len(entry.text[s:e].lstrip())
-        out.append(SummaryItem(text=text, score=round(sentence_score(text, entry.score), 4), date=entry.date,
-                               doc_id=entry.doc_id, start=entry.start + s + lead,
-                               end=entry.start + s + lead + len(text), source=entry.source, form=entry.form))
-    return out
-
-
-def _top(items: Sequence[SummaryItem], k: int) -> list[SummaryItem]:
-    unique = {(i.doc_id, i.start, i.end): i for i in items}.values()
-    ranked = sorted(unique, key=lambda i: (-i.score, -i.date.toordinal(), i.doc_id, i.start))
-    return ranked[:k]
-
-
-def build_summaries(ticker: str, entries: Sequence[EvidenceEntry]) -> list[PeriodSummary]:
-    """All periods at all levels for ``entries``: day from sentences, week/month from days, quarter from months."""
-    by_day: dict[date, list[SummaryItem]] = {}
-    for entry in entries:
-        by_day.setdefault(entry.date, []).extend(entry_sentences(entry))
-    daily = {d: _top(items, TOP_K[Level.DAILY]) for d, items in by_day.items()}
-    out = [_summary(ticker, Level.DAILY, d, items) for d, items in sorted(daily.items())]
-    monthly: list[PeriodSummary] = []
-    for level in (Level.WEEKLY, Level.MONTHLY):
-        groups: dict[str, list[SummaryItem]] = {}
-        for d, items in daily.items():
-            groups.setdefault(period_of(d, level)[0], []).extend(items)
-        built = [_summary(ticker, level, items[0].date, _top(items, TOP_K[level]))
-                 for _, items in sorted(groups.items()) if items]
-        out.extend(built)
-        monthly = built if level is Level.MONTHLY else monthly
-    quarters: dict[str, list[SummaryItem]] = {}
-    for m in monthly:
-        quarters.setdefault(period_of(m.start, Level.QUARTERLY)[0], []).extend(m.items)
-    out.extend(_summary(ticker, Level.QUARTERLY, items[0].date, _top(items, TOP_K[Level.QUARTERLY]))
-               for _, items in sorted(quarters.items()) if items)
-    return out
-
-
-def _summary(ticker: str, level: Level, day: date, items: list[SummaryItem]) -> PeriodSummary:
-    key, start, end = period_of(day, level)
-    return PeriodSummary(ticker=ticker, level=level, period=key, start=start, end=end, items=items)
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Store
 
 
 class MemoryStore:
