@@ -37,6 +37,7 @@ from typing import Any
 
 from equimind.analytics.indicators import unadjust_dividends
 from equimind.errors import ConfigError, ParseError
+from equimind.sources.snapshot import read_8k_header, ticker_by_cik
 
 log = logging.getLogger(__name__)
 
@@ -256,8 +257,6 @@ class PointInTimeCorpus:
 
     def _eight_ks(self, dest: Path, as_of: date) -> set[Path]:
         if self._eight_k is None:
-            from equimind.sources.snapshot import read_8k_header, ticker_by_cik
-
             tickers = ticker_by_cik(self.source / "sec" / "company_tickers.json")
             folder = self.source / "sec" / "8k"
             paths = sorted(folder.glob("*.txt")) if folder.is_dir() else []

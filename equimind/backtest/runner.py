@@ -36,6 +36,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from equimind.backtest.models import BacktestReport, BacktestRequest, DecisionRecord, EquityPointOut, step
+from equimind.backtest.pit import PointInTimeCorpus, PointInTimeView
+from equimind.backtest.plot import markdown_report, plot_equity
 from equimind.backtest.report import build_caveats, build_table
 from equimind.backtest.score import (
     benchmark_returns,
@@ -44,15 +46,18 @@ from equimind.backtest.score import (
     traded_close,
 )
 from equimind.backtest.stats import Decision, rating_side, summarise_backtest
+from equimind.backtest.store import BacktestStore, Prediction
 from equimind.config import Settings
+from equimind.engine import EquiMindEngine
 from equimind.errors import ConfigError, EquiMindError
+from equimind.market import market_report
+from equimind.services import Services, open_services
+from equimind.sources.market_snapshot import SnapshotPrices, SnapshotSec
+from equimind.store.figures import FigureCache
 
 if TYPE_CHECKING:
-    from equimind.backtest.pit import PointInTimeCorpus, PointInTimeView
-    from equimind.backtest.store import BacktestStore
     from equimind.models import Recommendation
     from equimind.protocols import Embedder, Reranker, Tokenizer
-    from equimind.services import Services
     from equimind.sources.base import PriceHistory
 
 __all__ = ["BacktestReport", "BacktestRequest", "Backtester", "decision_digest"]
@@ -96,9 +101,6 @@ class Backtester:
         if settings.snapshot is None:
             raise ConfigError("backtests run on a recorded corpus only: pass --snapshot (e.g. ../shared/corpus); "
                               "live sources cannot be cut back to a past day")
-        from equimind.backtest.pit import PointInTimeCorpus
-        from equimind.backtest.store import BacktestStore
-
         self.settings = settings
         self.snapshot = Path(settings.snapshot)
         self.pit: PointInTimeCorpus = PointInTimeCorpus(self.snapshot, settings.home / "backtest" / "pit")
@@ -138,8 +140,6 @@ class Backtester:
 
     def _histories(self, request: BacktestRequest) -> dict[str, PriceHistory]:
         """Full recorded price histories (read only for scoring), checked before any research runs."""
-        from equimind.sources.market_snapshot import SnapshotPrices, SnapshotSec
-
         sec = SnapshotSec(self.snapshot)
         for t in request.tickers:
             sec.resolve(t)  # an unknown symbol fails here, not after minutes of research
@@ -169,8 +169,6 @@ class Backtester:
 
     def _services(self, ctx: _Run, ticker: str) -> Services:
         if ticker not in ctx.services:
-            from equimind.services import open_services
-
             s = self.settings.model_copy(update={"home": ctx.home / ticker})
             svc = open_services(s, embedder=self._embedder, reranker=self._reranker, tokenizer=self._tokenizer)
             self._embedder, self._reranker, self._tokenizer = svc.embedder, svc.reranker, svc.tokenizer
@@ -178,9 +176,6 @@ class Backtester:
         return ctx.services[ticker]
 
     def _decide(self, ctx: _Run, ticker: str, day: date, view: PointInTimeView) -> DecisionRecord:
-        from equimind.backtest.store import Prediction
-        from equimind.engine import EquiMindEngine
-
         svc = self._services(ctx, ticker)
         settings = svc.settings.model_copy(update={"snapshot": view.path})
         question = ctx.request.question.format(ticker=ticker, company=_company(view.path, ticker))
@@ -243,8 +238,6 @@ class Backtester:
                 self.store.set_outcomes(ctx.run_id, r.ticker, day, fwd, bench, scored_through)
 
     def _write_outputs(self, report: BacktestReport) -> None:
-        from equimind.backtest.plot import markdown_report, plot_equity
-
         self.out_dir.mkdir(parents=True, exist_ok=True)
         if self.plot:
             report.plot_path = str(plot_equity(report, self.out_dir / f"{report.run_id}.png"))
@@ -265,8 +258,6 @@ class Backtester:
 
 def _company(view: Path, ticker: str) -> str:
     """The company name the recorded SEC data gives (what the question template's {company} becomes)."""
-    from equimind.sources.market_snapshot import SnapshotSec
-
     try:
         return SnapshotSec(view).profile(ticker).name or ticker
     except EquiMindError as exc:
@@ -278,9 +269,6 @@ def _prime_figures(settings: Settings, ticker: str, day: date) -> None:
     """Compute the market report as of ``day`` from the point-in-time view and put it in the research store's figure
     cache, where research reads it (DB-first figures). Without this, only a ticker's first decision would get
     figures: later ones find the filings stored, converge without fetching prices, and have no figures at all."""
-    from equimind.market import market_report
-    from equimind.store.figures import FigureCache
-
     report = market_report(settings, ticker, day)
     cache = FigureCache(settings.home / "figures.sqlite")
     try:
