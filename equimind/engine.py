@@ -19,7 +19,7 @@ from equimind.citations import CitationCheck, verify_citation
 from equimind.config import Settings
 from equimind.errors import ConfigError, EquiMindError, NotFoundError
 from equimind.ingest.embed_format import EmbeddingStamp, parse_format, read_stamp, stamp_note
-from equimind.memory import MemorySnapshot
+from equimind.memory.records import MemorySnapshot
 from equimind.models import Degradation, DegradationNote, DocumentRef, FilterSpec, Recommendation, SearchResult
 from equimind.research.events import EventSink
 from equimind.research.run import ResearchRun

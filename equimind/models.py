@@ -340,7 +340,7 @@ class AgenticRAGReport(BaseModel):
     curated_nodes: int
     discarded_nodes: int
     log: list[IterationLog] = Field(default_factory=list)
-    # the answerability check's verdict (equimind/answerability_check.py, ADR 0006); None when it did not run
+    # the answerability check's verdict (equimind/answerability/check.py, ADR 0006); None when it did not run
     answerability: dict[str, Any] | None = None
 
 

@@ -19,11 +19,11 @@ from equimind.store.sparse import BM25Index
 from equimind.store.vectors import ChromaVectorStore
 
 if TYPE_CHECKING:
-    from equimind.answerability_index import DocTerms
-    from equimind.backtest_store import BacktestStore
+    from equimind.answerability.index import DocTerms
+    from equimind.backtest.store import BacktestStore
     from equimind.ingest.pipeline import IngestPipeline, Progress
     from equimind.ingest.reindex import ReindexReport
-    from equimind.memory import MemoryStore
+    from equimind.memory.store import MemoryStore
     from equimind.protocols import Embedder, Reranker, Tokenizer
     from equimind.retrieval.query_filters import StoreFilterParser
     from equimind.retrieval.search import HybridSearcher
@@ -161,7 +161,7 @@ class Services:
     def memory(self) -> MemoryStore:
         with self._lock:
             if self._memory is None:
-                from equimind.memory import MemoryStore
+                from equimind.memory.store import MemoryStore
 
                 self._memory = MemoryStore(self.settings.memory_path)
             return self._memory
@@ -170,7 +170,7 @@ class Services:
     def backtest_store(self) -> BacktestStore:
         with self._lock:
             if self._backtest_store is None:
-                from equimind.backtest_store import BacktestStore
+                from equimind.backtest.store import BacktestStore
 
                 self._backtest_store = BacktestStore(self.settings.backtest_path)
             return self._backtest_store

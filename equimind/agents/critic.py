@@ -30,35 +30,24 @@ answers, ``mode`` is ``deterministic_fallback`` and ``log`` says why.
 
 from __future__ import annotations
 
-import hashlib
-import logging
 import re
 import statistics
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from datetime import date
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from equimind.agents.structured import prompt_sha256, run_structured
+from equimind.analytics.aspects import Aspect, name_aspects, node_aspects
+from equimind.analytics.text import count_financial_numbers, split_sentences, topic_terms
 from equimind.errors import ConfigError
 from equimind.models import EvidenceNode
 from equimind.timeguard import split_by_as_of
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
-
-logger = logging.getLogger(__name__)
-
-OutT = TypeVar("OutT", bound=BaseModel)
-
-
-class Aspect(StrEnum):
-    FUNDAMENTALS = "fundamentals"
-    RISKS = "risks"
-    VALUATION_TECHNICALS = "valuation_technicals"
-    RECENT_EVENTS = "recent_events"
 
 
 class DataKind(StrEnum):
@@ -104,58 +93,10 @@ WEIGHTS: dict[Dimension, float] = {
 }
 SUFFICIENT_OVERALL = 0.60
 DIMENSION_FLOOR = 0.20
-RECENT_WINDOW_DAYS = 120
 RECENCY_HALF_LIFE_DAYS = 90.0
-MIN_TERM_HITS = 2
 NO_EVIDENCE = "store returned no evidence"
 SNIPPET_CHARS = 700
 
-_TERMS: dict[Aspect, tuple[str, ...]] = {
-    Aspect.FUNDAMENTALS: ("revenue", "revenues", "net income", "gross margin", "operating income", "net sales",
-                          "earnings per share", "cash flow", "operating expenses", "cost of revenue", "segment",
-                          "results of operations", "balance sheet", "liquidity", "total assets", "operating margin"),
-    Aspect.RISKS: ("risk", "risks", "uncertain", "uncertainty", "adversely", "adverse effect", "could harm",
-                   "competition", "competitive", "export control", "export controls", "litigation", "regulatory",
-                   "concentration", "supply chain", "tariff", "tariffs", "cybersecurity", "volatility"),
-    Aspect.VALUATION_TECHNICALS: ("p/e", "price-to-earnings", "price to earnings", "earnings multiple",
-                                  "valuation multiple", "forward earnings", "market capitalization", "price target",
-                                  "enterprise value", "ev/ebitda", "closing price", "moving average", "rsi",
-                                  "relative strength index", "macd", "bollinger", "52-week", "trading volume"),
-    Aspect.RECENT_EVENTS: (),
-}
-_SECTIONS: dict[Aspect, tuple[str, ...]] = {
-    Aspect.FUNDAMENTALS: ("item 7", "item 8", "management's discussion", "management’s discussion",
-                          "financial statements", "results of operations"),
-    Aspect.RISKS: ("item 1a", "risk factors", "item 7a", "market risk"),
-    Aspect.VALUATION_TECHNICALS: (),
-    Aspect.RECENT_EVENTS: (),
-}
-_EVENT_FORMS = frozenset({"10-Q", "10-Q/A", "8-K", "8-K/A", "6-K", "news"})
-_NAME_TOKENS: dict[Aspect, frozenset[str]] = {
-    Aspect.FUNDAMENTALS: frozenset({"companyfacts", "revenue", "revenues", "eps", "margin", "income", "cash", "fcf",
-                                    "roe", "roa", "debt", "assets", "sales", "ebitda", "fundamentals", "growth"}),
-    Aspect.VALUATION_TECHNICALS: frozenset({"price", "prices", "close", "rsi", "macd", "sma", "ema", "bollinger",
-                                            "pe", "ps", "pb", "ev", "valuation", "momentum", "volatility", "beta",
-                                            "technicals", "drawdown", "returns"}),
-}
-_STOPWORD_TEXT = (
-    "a an and are as at be been but by can could did do does for from had has have how i if in into is it its "
-    "me my of on or our should so than that the their them then there these they this to was we were what when "
-    "where which while who why will with would you your s vs versus about over under after before between "
-    "stock stocks share shares company companies corp inc ltd investor investors invest investing investment "
-    "buy sell hold rating recommend recommendation analysis analyze research question think view "
-    "q1 q2 q3 q4 fy")
-_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-_EVALUATIVE_TEXT = (
-    "growth grow growing sustainable sustainability outlook prospects prospect future strong weak good bad "
-    "performance attractive valuation risk risks risky trend trends impact impacts current currently latest "
-    "recent long short term next year years")
-_EVALUATIVE = frozenset(_EVALUATIVE_TEXT.split())
-_NUMBER = re.compile(
-    r"[$€£]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:%|percent\b|million\b|billion\b|thousand\b|bps\b)"
-    r"|\b\d{1,3}(?:,\d{3})+(?:\.\d+)?\b|\b\d+\.\d+\b", re.IGNORECASE)
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9&/.'-]*")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(])|\s*\n\s*")  # end punctuation, or a line break
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 _METRICS: dict[str, tuple[str, ...]] = {
     "revenue": ("revenue", "revenues", "net sales"), "gross margin": ("gross margin", "gross margins"),
@@ -168,74 +109,6 @@ _DOWN_WORDS = r"decreased?|decreasing|declined?|fell|lower|dropped|contracted|we
 _CLAIMS = {m: re.compile(rf"\b(?:{'|'.join(map(re.escape, names))})\b\W+(?:[\w$%.,]+\W+){{0,5}}?"
                          rf"(?:(?P<up>{_UP_WORDS})|(?P<down>{_DOWN_WORDS}))\b", re.IGNORECASE)
            for m, names in _METRICS.items()}
-_TERM_PATTERNS = {a: re.compile(rf"(?<![\w/-])(?:{'|'.join(re.escape(t) for t in sorted(terms, key=len)[::-1])})"
-                                r"(?![\w/-])", re.IGNORECASE) for a, terms in _TERMS.items() if terms}
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Pure helpers (shared with the rewriter and memory)
-
-
-def count_financial_numbers(text: str) -> int:
-    return len(_NUMBER.findall(text))
-
-
-def split_sentences(text: str) -> list[tuple[int, int]]:
-    """[start, end) offsets of the sentences of ``text``: split after . ! ? before a capital/digit, and at line
-    breaks (parsed filings put paragraphs, headings and table rows on their own lines)."""
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for m in _SENTENCE.finditer(text):
-        spans.append((start, m.start()))
-        start = m.end()
-    spans.append((start, len(text)))
-    return [(s, e) for s, e in spans if text[s:e].strip()]
-
-
-def salient_terms(question: str, exclude: Sequence[str] = (), limit: int = 6) -> list[str]:
-    """Question words minus stopwords and ``exclude`` (ticker, company), lower-cased, in order, unique."""
-    banned = _STOPWORDS | {w.lower() for e in exclude for w in _WORD.findall(e)}
-    out: list[str] = []
-    for raw in re.split(r"[\s\-–—_,;:?!()\"“”]+", question):
-        word = raw.strip(".'’").lower()
-        word = word[:-2] if word.endswith(("'s", "’s")) else word
-        if len(word) >= 2 and word not in banned and word not in out and not word.isdigit():
-            out.append(word)
-    return out[:limit]
-
-
-def topic_terms(question: str, exclude: Sequence[str] = (), limit: int = 4) -> list[str]:
-    """Salient terms minus evaluative words (growth, outlook, sustainable ...): what the question is about."""
-    return [t for t in salient_terms(question, exclude, limit=12) if t not in _EVALUATIVE][:limit]
-
-
-def term_hits(text: str, aspect: Aspect) -> list[str]:
-    """Distinct lexicon terms of ``aspect`` in ``text`` (lower-cased, in order of first appearance)."""
-    pat = _TERM_PATTERNS.get(aspect)
-    return list(dict.fromkeys(m.group(0).lower() for m in pat.finditer(text))) if pat else []
-
-
-def node_aspects(node: EvidenceNode, as_of: date) -> dict[Aspect, str]:
-    """The aspects one node supports, each with the rule that fired."""
-    out: dict[Aspect, str] = {}
-    section = (node.section or "").lower()
-    for aspect in (Aspect.FUNDAMENTALS, Aspect.RISKS, Aspect.VALUATION_TECHNICALS):
-        sec = next((s for s in _SECTIONS[aspect] if s in section), None)
-        hits = term_hits(node.text, aspect)
-        if sec:
-            out[aspect] = f"section '{node.section}'"
-        elif aspect is Aspect.VALUATION_TECHNICALS and node.form == "prices":
-            out[aspect] = "price data"
-        elif len(hits) >= MIN_TERM_HITS:
-            out[aspect] = "terms " + ", ".join(hits[:3])
-    if node.form in _EVENT_FORMS and node.filed_at and 0 <= (as_of - node.filed_at).days <= RECENT_WINDOW_DAYS:
-        out[Aspect.RECENT_EVENTS] = f"{node.form} filed {node.filed_at}"
-    return out
-
-
-def name_aspects(name: str) -> list[Aspect]:
-    tokens = set(re.split(r"[^a-z0-9]+", name.lower()))
-    return [a for a, vocab in _NAME_TOKENS.items() if tokens & vocab]
 
 
 def source_kind(form: str) -> str:
@@ -338,47 +211,6 @@ class CriticVerdict(BaseModel):
     def to_log(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
 
-
-# ---------------------------------------------------------------------------------------------------------------
-# LLM structured output with validate → one retry → fallback (shared with the rewriter)
-
-
-@dataclass(frozen=True)
-class StructuredOutcome:
-    output: BaseModel | None
-    log: tuple[str, ...]
-
-
-def prompt_sha256(instructions: str) -> str:
-    return hashlib.sha256(instructions.encode("utf-8")).hexdigest()
-
-
-def run_structured(model: Model, output_type: type[OutT], instructions: str, prompt: str,
-                   check: Callable[[OutT], str | None] | None, what: str) -> StructuredOutcome:
-    """Run ``model`` for a validated ``output_type``: one retry on invalid output, ``None`` output on failure."""
-    from pydantic_ai import Agent, ModelRetry
-    from pydantic_ai.exceptions import ModelAPIError, UnexpectedModelBehavior
-
-    agent = Agent(model, output_type=output_type, instructions=instructions, retries={"output": 1})
-    if check is not None:
-        def _validate(out: OutT) -> OutT:
-            problem = check(out)
-            if problem:
-                raise ModelRetry(problem)
-            return out
-        agent.output_validator(_validate)
-    try:
-        result = agent.run_sync(prompt)
-    except UnexpectedModelBehavior as exc:
-        msg = f"LLM {what} output invalid after 1 retry ({exc}); fell back to the deterministic {what}"
-        logger.warning(msg)
-        return StructuredOutcome(None, (msg,))
-    except ModelAPIError as exc:
-        msg = f"LLM {what} call failed ({exc}); fell back to the deterministic {what}"
-        logger.warning(msg)
-        return StructuredOutcome(None, (msg,))
-    retried = " after 1 retry" if result.usage.requests > 1 else ""
-    return StructuredOutcome(result.output, (f"LLM {what} output validated{retried}",))
 
 
 # ---------------------------------------------------------------------------------------------------------------

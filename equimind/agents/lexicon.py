@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from equimind.lm_lists import WORD as _TOKEN
-from equimind.lm_lists import read_lm_lists
+from equimind.analytics.lm_lists import WORD as _TOKEN
+from equimind.analytics.lm_lists import read_lm_lists
 
 __all__ = ["LMCategory", "Lexicon", "Tone", "load_lexicon", "tone"]
 

@@ -1,9 +1,9 @@
 """Query rewriter: turns the critic's missing aspects into targeted sub-queries with filter hints.
 
 Deterministic offline rule: for each missing aspect, in the order given, up to ``per_aspect`` templates (three
-perspectives per aspect, below) are filled with the question's topic terms (``critic.topic_terms``: question words
-minus stopwords, evaluative words such as "growth"/"sustainable", the ticker and the company name). With no topic
-terms the company name, else the ticker, stands in. E.g. "Is NVDA's data-center growth sustainable?" with RISKS
+perspectives per aspect, below) are filled with the question's topic terms (``analytics.text.topic_terms``: question
+words minus stopwords, evaluative words such as "growth"/"sustainable", the ticker and the company name). With no
+topic terms the company name, else the ticker, stands in. E.g. "Is NVDA's data-center growth sustainable?" with RISKS
 missing gives "risk factors data center demand concentration export controls".
 
 Each query carries a ``FilterSpec`` hint: the ticker, the forms that hold the aspect (10-K/10-Q for fundamentals and
@@ -25,16 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from equimind.agents.critic import (
-    FILL_WITH,
-    RECENT_WINDOW_DAYS,
-    Aspect,
-    CriticMode,
-    DataKind,
-    prompt_sha256,
-    run_structured,
-    topic_terms,
-)
+from equimind.agents.critic import FILL_WITH, CriticMode, DataKind
+from equimind.agents.structured import prompt_sha256, run_structured
+from equimind.analytics.aspects import RECENT_WINDOW_DAYS, Aspect
+from equimind.analytics.text import topic_terms
 from equimind.errors import ConfigError
 from equimind.models import FilterSpec
 from equimind.timeguard import as_of_filter

@@ -38,7 +38,7 @@ class Lexicon:
     @classmethod
     def load(cls, directory: Path) -> Lexicon:
         """Reads ``LM_<category>.txt`` (one upper-case word a line) for each category; all five are required."""
-        from equimind.lm_lists import read_lm_lists
+        from equimind.analytics.lm_lists import read_lm_lists
 
         return cls(read_lm_lists(directory, CATEGORIES, required=CATEGORIES))
 

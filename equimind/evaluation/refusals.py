@@ -21,8 +21,8 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from equimind.answerability import Subject, name_words
-from equimind.answerability_check import AnswerabilityCheck, AnswerabilityVerdict
+from equimind.answerability.analysis import Subject, name_words
+from equimind.answerability.check import AnswerabilityCheck, AnswerabilityVerdict
 from equimind.evaluation.golden import load_golden
 
 if TYPE_CHECKING:

@@ -1,10 +1,10 @@
 """MCP server (stdio, official ``mcp`` SDK ``MCPServer``): EquiMind's read tools and the research run.
 
 Tools: ``search_filings``, ``get_passage``, ``verify_citation``, ``market_snapshot``, ``research`` — thin adapters
-over ``EquiMindEngine``. Every ``tools/call`` goes through the default-deny gate (``equimind.gate``) with the exact
-arguments the client sent, BEFORE the SDK parses them: an unknown tool, an extra, missing or ill-typed argument is
-denied, and every call (allowed or denied) is in the audit log before anything runs. If the audit write fails, the
-tool does not run. Without ``EQUIMIND_AUDIT_KEY`` the server refuses to start.
+over ``EquiMindEngine``. Every ``tools/call`` goes through the default-deny gate (``equimind.security.gate``) with
+the exact arguments the client sent, BEFORE the SDK parses them: an unknown tool, an extra, missing or ill-typed
+argument is denied, and every call (allowed or denied) is in the audit log before anything runs. If the audit write
+fails, the tool does not run. Without ``EQUIMIND_AUDIT_KEY`` the server refuses to start.
 
 Run it with ``equimind mcp`` or ``python -m equimind.interfaces.mcp_server`` (settings from ``EQUIMIND_*``).
 """
@@ -22,13 +22,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from equimind import __version__
 from equimind.analytics.market import MarketReport
-from equimind.audit import AuditError
 from equimind.config import Settings
 from equimind.engine import EquiMindEngine, Passage
 from equimind.errors import ConfigError, EquiMindError
-from equimind.gate import Gate, ToolDenied, build_gate
 from equimind.interfaces.api.models import CitationCheckOut
 from equimind.models import FilterSpec, Recommendation, SearchResult
+from equimind.security.chain import AuditError
+from equimind.security.gate import Gate, ToolDenied, build_gate
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver.context import Context

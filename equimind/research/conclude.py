@@ -12,12 +12,12 @@ from typing import Any
 
 from equimind.agents.critic import CriticVerdict
 from equimind.agents.debate import DebateEngine
-from equimind.answerability_check import AnswerabilityCheck, AnswerabilityVerdict
-from equimind.compressor import ContextCompressor
-from equimind.memory import MemoryStore
+from equimind.answerability.check import AnswerabilityCheck, AnswerabilityVerdict
+from equimind.memory.store import MemoryStore
 from equimind.models import AgenticRAGReport, EvidenceNode, Figure, JudgeSynthesis, Recommendation
 from equimind.research.events import Emitter, ResearchStage
 from equimind.research.state import RunState
+from equimind.retrieval.compressor import ContextCompressor
 from equimind.timeguard import filter_dated
 
 

@@ -16,8 +16,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import date
 
-from equimind.agents.critic import Aspect, CriticVerdict, RAGCriticAgent
+from equimind.agents.critic import CriticVerdict, RAGCriticAgent
 from equimind.agents.rewriter import QueryRewriter
+from equimind.analytics.aspects import Aspect
 from equimind.models import EvidenceNode, FilterSpec, IterationLog, SearchHit, SearchResult
 from equimind.research.events import Emitter, ResearchStage
 from equimind.research.fetch import Fetcher

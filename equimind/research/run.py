@@ -11,8 +11,7 @@ from equimind.agents.critic import RAGCriticAgent
 from equimind.agents.debate import DebateEngine
 from equimind.agents.rewriter import QueryRewriter
 from equimind.analytics.market import MarketReport
-from equimind.answerability_check import AnswerabilityCheck
-from equimind.compressor import ContextCompressor
+from equimind.answerability.check import AnswerabilityCheck
 from equimind.errors import ConfigError
 from equimind.models import Figure, Recommendation
 from equimind.research.conclude import Ask, Concluder
@@ -20,6 +19,7 @@ from equimind.research.events import Emitter, EventSink, ResearchStage
 from equimind.research.fetch import Fetcher
 from equimind.research.loop import ResearchLoop, SearchFn
 from equimind.research.state import RunState
+from equimind.retrieval.compressor import ContextCompressor
 from equimind.timeguard import filter_dated
 
 if TYPE_CHECKING:

@@ -11,7 +11,6 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from equimind.agents.critic import (
     NO_EVIDENCE,
-    Aspect,
     AspectStatus,
     CriticMode,
     DataKind,
@@ -20,10 +19,8 @@ from equimind.agents.critic import (
     LLMCriticOutput,
     RAGCriticAgent,
     find_contradictions,
-    node_aspects,
-    salient_terms,
-    topic_terms,
 )
+from equimind.analytics.aspects import Aspect
 from equimind.errors import ConfigError
 from equimind.models import EvidenceNode, Source
 
@@ -144,24 +141,12 @@ def test_claim_period_is_the_first_year_named() -> None:
     assert find_contradictions([q, k26]) == ["gross margin 2026: rose in 1 document(s), fell in 1"]
 
 
-def test_generic_stock_price_talk_is_not_valuation_evidence() -> None:
-    risk = node("rf", "Our stock price may be volatile, and the valuation allowance and dividend yield assumptions "
-                      "may change.", section="Item 1A. Risk Factors")
-    assert Aspect.VALUATION_TECHNICALS not in node_aspects(risk, AS_OF)
-    assert Aspect.VALUATION_TECHNICALS in node_aspects(PRICES, AS_OF)
-
-
 def test_deterministic_and_order_independent_scores() -> None:
     nodes = [RISK, MDNA, PRICES, TENQ]
     a = critic().run(QUESTION, nodes, AS_OF)
     assert a == critic().run(QUESTION, nodes, AS_OF)
     b = critic().run(QUESTION, list(reversed(nodes)), AS_OF)
     assert (a.scores, a.missing, a.sufficient, a.overall) == (b.scores, b.missing, b.sufficient, b.overall)
-
-
-def test_question_terms() -> None:
-    assert salient_terms(QUESTION, ["NVIDIA"]) == ["data", "center", "growth", "sustainable"]
-    assert topic_terms(QUESTION, ["NVDA", "NVIDIA"]) == ["data", "center"]
 
 
 def test_required_aspects_and_bad_settings() -> None:

@@ -9,8 +9,9 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from equimind.agents.critic import Aspect, CriticMode, DataKind
+from equimind.agents.critic import CriticMode, DataKind
 from equimind.agents.rewriter import QueryRewriter
+from equimind.analytics.aspects import Aspect
 from equimind.errors import ConfigError
 from equimind.models import FilterSpec
 

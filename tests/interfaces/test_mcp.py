@@ -16,7 +16,7 @@ from interfaces_fakes import AS_OF, AUDIT_KEY
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from equimind.audit import verify_audit_log
+from equimind.security.verify import verify_audit_log
 
 pytestmark = pytest.mark.integration
 

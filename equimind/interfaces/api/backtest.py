@@ -16,9 +16,9 @@ from fastapi import APIRouter
 from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, Response
 
-from equimind.backtest import Backtester
-from equimind.backtest_models import BacktestReport, BacktestRequest
-from equimind.backtest_store import BacktestStore
+from equimind.backtest.models import BacktestReport, BacktestRequest
+from equimind.backtest.runner import Backtester
+from equimind.backtest.store import BacktestStore
 from equimind.errors import NotFoundError
 from equimind.interfaces.api.deps import EngineDep
 from equimind.interfaces.api.models import ErrorBody

@@ -6,7 +6,7 @@ from fastapi import APIRouter
 
 from equimind.interfaces.api.deps import AsOfDep, EngineDep, TickerDep
 from equimind.interfaces.api.errors import ERRORS
-from equimind.memory import MemorySnapshot
+from equimind.memory.records import MemorySnapshot
 
 router = APIRouter(prefix="/api/v1", tags=["research"])
 

@@ -13,7 +13,7 @@ def audit_verify(home: HomeOpt = None, as_json: JsonOpt = False) -> None:
     """Verify the audit log's hash chain, HMACs and tip; exit 1 on any problem."""
 
     def body() -> None:
-        from equimind.audit import verify_audit_log
+        from equimind.security.verify import verify_audit_log
 
         settings = build_settings(home)
         key = settings.audit_key

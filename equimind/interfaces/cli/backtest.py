@@ -22,7 +22,7 @@ from equimind.interfaces.cli.app import (
 )
 
 if TYPE_CHECKING:
-    from equimind.backtest_models import BacktestReport, BacktestRequest
+    from equimind.backtest.models import BacktestReport, BacktestRequest
     from equimind.config import Settings
 
 
@@ -69,7 +69,7 @@ def _request(tickers: str | None, start: str | None, end: str | None, frequency:
              question: str | None, prime_figures: bool, resamples: int) -> BacktestRequest:
     from pydantic import ValidationError
 
-    from equimind.backtest_models import BacktestRequest as Request
+    from equimind.backtest.models import BacktestRequest as Request
 
     universe = split_csv(tickers)
     if not universe or start is None or end is None:
@@ -92,7 +92,7 @@ def _request(tickers: str | None, start: str | None, end: str | None, frequency:
 
 def _run(settings: Settings, request: BacktestRequest, out: Path | None, keep_stores: bool,
          quiet: bool) -> BacktestReport:
-    from equimind.backtest import Backtester
+    from equimind.backtest.runner import Backtester
 
     tester = Backtester(settings, out_dir=out, keep_stores=keep_stores)
     n = len(request.schedule()) * len(request.tickers)
@@ -106,8 +106,8 @@ def _run(settings: Settings, request: BacktestRequest, out: Path | None, keep_st
 
 
 def _stored(home: Path | None, run_id: str | None, as_json: bool) -> None:
-    from equimind.backtest_models import BacktestReport as Report
-    from equimind.backtest_store import BacktestStore
+    from equimind.backtest.models import BacktestReport as Report
+    from equimind.backtest.store import BacktestStore
 
     store = BacktestStore.from_settings(build_settings(home))
     try:
@@ -135,7 +135,7 @@ def _render(report: BacktestReport) -> None:
     from rich import box
     from rich.table import Table
 
-    from equimind.backtest_plot import ACCURACY_HEADER, RETURNS_HEADER, accuracy_rows, return_rows
+    from equimind.backtest.plot import ACCURACY_HEADER, RETURNS_HEADER, accuracy_rows, return_rows
 
     req = report.request
     render.console.print(f"[bold]Backtest {report.run_id}[/bold]: {', '.join(req.tickers)}, {req.frequency.value} "

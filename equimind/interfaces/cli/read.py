@@ -59,7 +59,7 @@ def memory(
     """What EquiMind remembers about a ticker: evidence, period summaries and past research runs."""
 
     def body() -> None:
-        from equimind.memory import MemoryStore
+        from equimind.memory.store import MemoryStore
 
         snap = MemoryStore.from_settings(build_settings(home)).snapshot(ticker.upper(),
                                                                         as_of=parse_day(as_of, "--as-of"))

@@ -12,7 +12,7 @@ from equimind.interfaces.cli.render import console, err_console
 
 if TYPE_CHECKING:  # annotations only: importing this module stays as light as Rich
     from equimind.analytics.market import MarketReport
-    from equimind.memory import MemorySnapshot
+    from equimind.memory.records import MemorySnapshot
     from equimind.models import Claim, Figure, Recommendation
     from equimind.research.events import ResearchEvent
 

@@ -1,5 +1,5 @@
 """`equimind backtest`: argument errors name the fix; stored runs are listed and shown (no research run here: the
-end-to-end run is in tests/test_backtest.py, and the real-model run is reported in docs)."""
+end-to-end run is in tests/backtest/test_backtest.py, and the real-model run is reported in docs)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from equimind.backtest_store import BacktestStore
+from equimind.backtest.store import BacktestStore
 from equimind.interfaces.cli.main import app
 
 runner = CliRunner()

@@ -1,0 +1,103 @@
+"""Backtest artefacts: the equity-curve PNG (matplotlib, Agg canvas, no display) and the Markdown report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from equimind.backtest.models import BacktestReport, HorizonRow
+
+
+def plot_equity(report: BacktestReport, path: Path) -> Path:
+    """Growth of 1: ratings portfolio, long-short, equal-weight benchmark (bold) and each ticker's buy-and-hold."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(10, 5.5), dpi=110)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot(1, 1, 1)
+    days = [float(p.day.toordinal()) for p in report.equity_curve]
+    for t in report.request.tickers:
+        ax.plot(days, [p.tickers.get(t, float("nan")) for p in report.equity_curve], linewidth=0.8, alpha=0.45,
+                linestyle="--", label=f"{t} buy-and-hold")
+    ax.plot(days, [p.benchmark for p in report.equity_curve], color="black", linewidth=2.0,
+            label="equal-weight benchmark")
+    ax.plot(days, [p.ratings for p in report.equity_curve], color="tab:blue", linewidth=2.2, marker="o",
+            label="ratings portfolio (long BUY, short SELL, cash HOLD)")
+    ax.plot(days, [p.long_short for p in report.equity_curve], color="tab:red", linewidth=2.0, marker="s",
+            label="long-short (BUY side minus SELL side)")
+    ax.axhline(1.0, color="grey", linewidth=0.6)
+    every = max(1, len(days) // 12)  # at most ~12 labelled decision days
+    ax.set_xticks(days[::every], [p.day.isoformat() for p in report.equity_curve][::every])
+    req = report.request
+    ax.set_title(f"EquiMind walk-forward backtest {req.start} to {req.end} ({req.frequency.value}), "
+                 f"{report.n_rated} decisions", fontsize=11)
+    ax.set_ylabel("growth of 1 (total return, no costs)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, loc="best")
+    fig.autofmt_xdate()
+    fig.text(0.01, 0.01, f"run {report.run_id}; prices through {report.data_end}; small sample: see the report's "
+             "caveats", fontsize=7, color="grey")
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(str(path), format="png")
+    return path
+
+
+def _pct(v: float | None) -> str:
+    return "n/a" if v is None else f"{100 * v:+.1f}%"
+
+
+def _num(v: float | None, digits: int = 2) -> str:
+    return "n/a" if v is None else f"{v:.{digits}f}"
+
+
+def _ci(ci: tuple[float, float] | None, pct: bool = False) -> str:
+    if ci is None:
+        return ""
+    lo, hi = ci
+    return f" [{100 * lo:+.1f}%, {100 * hi:+.1f}%]" if pct else f" [{lo:.2f}, {hi:.2f}]"
+
+
+ACCURACY_HEADER = ["horizon", "n scored", "hit rate (n) [95% CI]", "base rate up", "IC [95% CI]",
+                   "long-short (dates) [95% CI]"]
+RETURNS_HEADER = ["horizon", "mean position", "mean buy&hold", "mean EW bench", "hit vs bench", "IC x conv"]
+TABLE_HEADER = ACCURACY_HEADER + RETURNS_HEADER[1:]
+
+
+def accuracy_rows(rows: list[HorizonRow]) -> list[list[str]]:
+    return [[f"{r.horizon_months}m", f"{r.n_scored} (+{r.n_pending} pending)",
+             f"{_num(r.hit_rate)} ({r.n_directional}){_ci(r.hit_rate_ci)}", _num(r.base_rate_up),
+             _num(r.ic) + _ci(r.ic_ci), f"{_pct(r.long_short_mean)} ({r.n_dates}){_ci(r.long_short_ci, True)}"]
+            for r in rows]
+
+
+def return_rows(rows: list[HorizonRow]) -> list[list[str]]:
+    return [[f"{r.horizon_months}m", _pct(r.mean_position_return), _pct(r.mean_buy_and_hold),
+             _pct(r.mean_benchmark), _num(r.hit_rate_vs_benchmark), _num(r.ic_conviction)] for r in rows]
+
+
+def table_rows(rows: list[HorizonRow]) -> list[list[str]]:
+    """The report table as strings (accuracy columns, then return columns): the Markdown file's table."""
+    return [a + r[1:] for a, r in zip(accuracy_rows(rows), return_rows(rows), strict=True)]
+
+
+def markdown_report(report: BacktestReport) -> str:
+    req = report.request
+    lines = [f"# Backtest {report.run_id}", "",
+             f"Universe {', '.join(req.tickers)}; {req.frequency.value} decisions {req.start} to {req.end} "
+             f"({len(report.schedule)} days); horizons {', '.join(f'{h}m' for h in req.horizons)}; corpus "
+             f"{report.snapshot} (prices through {report.data_end}). Question: \"{req.question}\".", "",
+             "| " + " | ".join(TABLE_HEADER) + " |", "|" + "---|" * len(TABLE_HEADER)]
+    lines += ["| " + " | ".join(row) + " |" for row in table_rows(report.table)]
+    lines += ["", "## Decisions", "", "| day | ticker | rating | conviction | close | "
+              + " | ".join(f"{h}m return" for h in req.horizons) + " |", "|" + "---|" * (5 + len(req.horizons))]
+    for d in report.decisions:
+        rets = " | ".join(_pct(d.forward_returns.get(h)) for h in req.horizons)
+        lines.append(f"| {d.decided_at} | {d.ticker} | {d.rating.value if d.rating else 'REFUSED'} | "
+                     f"{d.conviction:.2f} | {d.close:.2f} | {rets} |")
+    lines += ["", "## Caveats", ""] + [f"- {c}" for c in report.caveats]
+    for r in report.table:
+        lines += [f"- {r.horizon_months}m {c}" for c in r.caveats]
+    if report.plot_path:
+        lines += ["", f"![equity curve]({Path(report.plot_path).name})"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,125 @@
+"""Research memory's records (Pydantic at the boundary, frozen dataclass inside): evidence entries, period
+summaries, research runs, the snapshot the interfaces print, and the delta engine's fetch plan."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+from equimind.errors import ConfigError
+from equimind.models import FilterSpec, Rating
+from equimind.timeguard import as_of_filter
+
+FORMAT_VERSION = 1
+
+
+
+class Level(StrEnum):
+    DAILY = "daily"
+    WEEKLY = "weekly"
+    MONTHLY = "monthly"
+    QUARTERLY = "quarterly"
+
+
+TOP_K: dict[Level, int] = {Level.DAILY: 5, Level.WEEKLY: 8, Level.MONTHLY: 10, Level.QUARTERLY: 12}
+
+
+@dataclass(frozen=True)
+class EvidenceEntry:
+    id: str
+    ticker: str
+    date: date
+    doc_id: str
+    start: int
+    end: int
+    digest: str
+    text: str
+    source: str
+    form: str
+    section: str | None
+    score: float
+
+
+class SummaryItem(BaseModel):
+    text: str
+    score: float
+    date: date
+    doc_id: str
+    start: int
+    end: int
+    source: str
+    form: str
+
+
+class PeriodSummary(BaseModel):
+    ticker: str
+    level: Level
+    period: str
+    start: date
+    end: date
+    partial: bool = False
+    items: list[SummaryItem] = Field(default_factory=list)
+
+
+class ResearchRun(BaseModel):
+    id: int
+    ticker: str
+    question: str
+    as_of: date
+    rating: Rating | None
+    conviction: float
+    run_at: datetime
+    duration_s: float | None = None
+
+
+class EvidenceRef(BaseModel):
+    id: str
+    date: date
+    doc_id: str
+    start: int
+    end: int
+    digest: str
+    source: str
+    form: str
+    section: str | None
+
+
+class MemorySnapshot(BaseModel):
+    """What ``equimind memory TICKER --json`` prints."""
+
+    ticker: str
+    as_of: date | None
+    format_version: int = FORMAT_VERSION
+    evidence_count: int
+    evidence: list[EvidenceRef]
+    summaries: list[PeriodSummary]
+    runs: list[ResearchRun]
+    last_research: ResearchRun | None
+
+
+class FetchDecision(BaseModel):
+    kind: str
+    fetch: bool
+    since: date | None
+    until: date
+    stored: int
+    reason: str
+
+
+class FetchPlan(BaseModel):
+    ticker: str
+    as_of: date
+    last_research: ResearchRun | None
+    decisions: list[FetchDecision]
+
+    def to_fetch(self) -> list[FetchDecision]:
+        return [d for d in self.decisions if d.fetch]
+
+    def filter_for(self, kind: str) -> FilterSpec:
+        d = next((x for x in self.decisions if x.kind == kind), None)
+        if d is None:
+            raise ConfigError(f"kind {kind!r} was not planned; planned: {[x.kind for x in self.decisions]}")
+        return as_of_filter(FilterSpec(tickers=(self.ticker,), since=d.since, forms=(kind,)), self.as_of)
