@@ -2,14 +2,54 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-RetrievalMode = Literal["dense", "bm25", "hybrid", "hybrid+rerank"]
-RETRIEVAL_MODES: tuple[str, ...] = ("dense", "bm25", "hybrid", "hybrid+rerank")
+
+class RetrievalMode(StrEnum):
+    DENSE = "dense"
+    BM25 = "bm25"
+    HYBRID = "hybrid"
+    HYBRID_RERANK = "hybrid+rerank"
+
+
+RETRIEVAL_MODES: tuple[str, ...] = tuple(m.value for m in RetrievalMode)
+
+
+class ProviderName(StrEnum):
+    """The LLM providers (``agents/providers.py`` builds them); ``offline`` is the rule-based analyst."""
+
+    OFFLINE = "offline"
+    OPENAI = "openai"
+    ANTHROPIC = "anthropic"
+    GEMINI = "gemini"
+    DEEPSEEK = "deepseek"
+    OLLAMA = "ollama"
+    OPENROUTER = "openrouter"
+    OPENAI_COMPATIBLE = "openai-compatible"
+
+
+PROVIDER_ALIASES = {"google": ProviderName.GEMINI, "google-gla": ProviderName.GEMINI,
+                    "openai_compatible": ProviderName.OPENAI_COMPATIBLE,
+                    "compatible": ProviderName.OPENAI_COMPATIBLE, "none": ProviderName.OFFLINE}
+
+
+def provider_name(value: str | ProviderName) -> ProviderName:
+    """'OpenAI' -> ProviderName.OPENAI; an unknown name raises ValueError listing the valid ones."""
+    if isinstance(value, ProviderName):
+        return value
+    key = value.strip().lower()
+    if key in PROVIDER_ALIASES:
+        return PROVIDER_ALIASES[key]
+    try:
+        return ProviderName(key)
+    except ValueError:
+        valid = ", ".join(p.value for p in ProviderName)
+        raise ValueError(f"unknown provider {value!r}; choose one of: {valid}") from None
 
 
 def _default_shared() -> Path:
@@ -51,7 +91,7 @@ class Settings(BaseSettings):
     hnsw_ef_search: int = 50
 
     # Retrieval
-    retrieval_mode: RetrievalMode = "hybrid+rerank"
+    retrieval_mode: RetrievalMode = RetrievalMode.HYBRID_RERANK
     dense_top_k: int = 50
     bm25_top_k: int = 50
     rrf_k: int = 60
@@ -67,7 +107,7 @@ class Settings(BaseSettings):
     top_k: int = 10
 
     # Agents
-    provider: str = "offline"
+    provider: ProviderName = ProviderName.OFFLINE
     model: str | None = None
     llm_base_url: str | None = None
     llm_timeout_s: float = 60.0
@@ -102,6 +142,11 @@ class Settings(BaseSettings):
         if v <= 0:
             raise ValueError("must be a positive integer")
         return v
+
+    @field_validator("provider", mode="before")
+    @classmethod
+    def _provider(cls, v: object) -> ProviderName:
+        return provider_name(v) if isinstance(v, str) else v  # type: ignore[return-value]
 
     @field_validator("rrf_dense_weight", "rrf_bm25_weight")
     @classmethod

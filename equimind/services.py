@@ -11,8 +11,21 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from equimind.agents.llm_factory import model_for_settings  # pydantic-ai and the provider SDKs
+from equimind.agents.providers import resolve_api_key
+from equimind.backtest.store import BacktestStore
 from equimind.config import Settings
+from equimind.ingest.chunk import ParentChildChunker
 from equimind.ingest.embed_format import PRODUCT_FORMAT, parse_format
+from equimind.ingest.pipeline import IngestPipeline, no_progress
+from equimind.ingest.reindex import Reindexer
+from equimind.ingest.tokens import HFTokenizer  # transformers
+from equimind.memory.store import MemoryStore
+from equimind.retrieval.embed import SentenceTransformerEmbedder  # torch
+from equimind.retrieval.query_filters import StoreFilterParser
+from equimind.retrieval.rerank import CrossEncoderReranker  # torch
+from equimind.retrieval.search import HybridSearcher  # chromadb
+from equimind.sources.sourceset import open_sources  # edgartools, yfinance
 from equimind.store.docstore import DocStore
 from equimind.store.figures import FigureCache
 from equimind.store.sparse import BM25Index
@@ -59,8 +72,6 @@ class Services:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            from equimind.retrieval.embed import SentenceTransformerEmbedder  # torch
-
             self._embedder = SentenceTransformerEmbedder(self.settings.embed_model,
                                                          batch_size=self.settings.embed_batch_size)
         return self._embedder
@@ -68,16 +79,12 @@ class Services:
     @property
     def reranker(self) -> Reranker:
         if self._reranker is None:
-            from equimind.retrieval.rerank import CrossEncoderReranker  # torch
-
             self._reranker = CrossEncoderReranker(self.settings.rerank_model)
         return self._reranker
 
     @property
     def tokenizer(self) -> Tokenizer:
         if self._tokenizer is None:
-            from equimind.ingest.tokens import HFTokenizer  # transformers
-
             self._tokenizer = HFTokenizer.from_model_dir(self.settings.embed_model)
         return self._tokenizer
 
@@ -86,14 +93,10 @@ class Services:
         """(the pydantic-ai Model of the configured provider or None for the offline analyst, degradation reason).
         A provider whose key is missing raises ConfigError naming the variable."""
         if self._llm is None:
-            from equimind.agents.llm_factory import model_for_settings  # pydantic-ai and the provider SDKs
-
             self._llm = model_for_settings(self.settings)
         return self._llm
 
     def llm_api_key(self) -> str | None:
-        from equimind.agents.providers import resolve_api_key
-
         return resolve_api_key(self.settings.provider, self.settings.api_key_env())
 
     def with_settings(self, settings: Settings) -> Services:
@@ -118,8 +121,6 @@ class Services:
     def searcher(self) -> HybridSearcher:
         with self._lock:  # concurrent first searches must not build competing indexes over the same files
             if self._searcher is None:
-                from equimind.retrieval.search import HybridSearcher  # chromadb
-
                 self._searcher = HybridSearcher(self.settings, self.docstore, self.vectors, self.sparse,
                                                 self.embedder, self.reranker, text_format=self.text_format)
             return self._searcher
@@ -128,8 +129,6 @@ class Services:
         """Company / fiscal-year words of a query -> filter, over this store's documents (rebuilt as they change)."""
         with self._lock:
             if self._filter_parser is None:
-                from equimind.retrieval.query_filters import StoreFilterParser
-
                 self._filter_parser = StoreFilterParser(self.docstore)
             return self._filter_parser
 
@@ -145,8 +144,6 @@ class Services:
         clients, chosen here and nowhere else."""
         with self._lock:
             if self._sources is None:
-                from equimind.sources.sourceset import open_sources  # edgartools, yfinance
-
                 self._sources = open_sources(self.settings)
             return self._sources
 
@@ -161,8 +158,6 @@ class Services:
     def memory(self) -> MemoryStore:
         with self._lock:
             if self._memory is None:
-                from equimind.memory.store import MemoryStore
-
                 self._memory = MemoryStore(self.settings.memory_path)
             return self._memory
 
@@ -170,16 +165,11 @@ class Services:
     def backtest_store(self) -> BacktestStore:
         with self._lock:
             if self._backtest_store is None:
-                from equimind.backtest.store import BacktestStore
-
                 self._backtest_store = BacktestStore(self.settings.backtest_path)
             return self._backtest_store
 
     # --- ingest -------------------------------------------------------------------------------------------------
     def pipeline(self) -> IngestPipeline:
-        from equimind.ingest.chunk import ParentChildChunker
-        from equimind.ingest.pipeline import IngestPipeline
-
         chunker = ParentChildChunker(self.tokenizer, child_tokens=self.settings.child_tokens,
                                      parent_tokens=self.settings.parent_tokens)
         return IngestPipeline(self.docstore, self.vectors, self.sparse, self.embedder, chunker,
@@ -187,8 +177,6 @@ class Services:
 
     def reindex(self, progress: Progress | None = None, *, force: bool = False) -> ReindexReport:
         """Re-embed every stored chunk as ``text_format`` with the current embedder (see ``ingest/reindex.py``)."""
-        from equimind.ingest.pipeline import no_progress
-        from equimind.ingest.reindex import Reindexer
 
         reindexer = Reindexer(self.docstore, self.vectors, self.embedder, self.sparse.root or self.settings.bm25_path,
                               text_format=self.text_format, batch_size=self.settings.embed_batch_size)

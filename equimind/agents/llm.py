@@ -18,9 +18,9 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from equimind.agents.prompting import Prompt, load_prompts
-from equimind.agents.providers import LLMConfig, build_model, model_settings
+from equimind.agents.providers import LLMConfig, build_model, model_settings, parse_provider
 from equimind.agents.schemas import CaseOutput, JudgeOutput
-from equimind.config import Settings
+from equimind.config import ProviderName, Settings
 from equimind.errors import ParseError, RateLimitedError, SourceError
 from equimind.models import Speaker
 
@@ -162,9 +162,8 @@ class LLMAnalyst:
     def from_settings(cls, settings: Settings, *, api_key: str | None, provider: str | None = None,
                       model: str | None = None) -> LLMAnalyst | None:
         """None for the offline provider; otherwise the analyst (ConfigError when a needed key is missing)."""
-        from equimind.agents.providers import ProviderName, parse_provider
 
-        if parse_provider(provider or settings.provider) is ProviderName.OFFLINE:
+        if (parse_provider(provider) if provider else settings.provider) is ProviderName.OFFLINE:
             return None
         return cls.from_config(LLMConfig.from_settings(settings, api_key=api_key, provider=provider, model=model))
 

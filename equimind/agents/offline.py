@@ -15,7 +15,7 @@ from datetime import date
 
 from equimind.agents import signals as sig
 from equimind.agents.lexicon import Lexicon, tone
-from equimind.agents.records import Author, ClaimKind, DraftClaim, SpanRef, Theme
+from equimind.agents.records import Author, Basis, BasisKind, ClaimKind, DraftClaim, SpanRef, Theme
 from equimind.citations import normalise
 from equimind.errors import NotFoundError
 from equimind.models import EvidenceNode, Figure, Speaker, sha256_hex
@@ -169,7 +169,7 @@ class OfflineAnalyst:
                 id=claim_id(s.side, ClaimKind.OPENING, signal, (s.doc_id, str(s.start), str(s.end))),
                 speaker=s.side, text=text, theme=s.theme, strength=strength, signal=signal,
                 spans=(SpanRef(s.doc_id, s.start, s.end, quote),), evidence_date=node.filed_at,
-                basis=f"cue:{cue.name}"))
+                basis=Basis(BasisKind.CUE, cue.name)))
         return claims
 
     def _prior_docs(self, nodes: Sequence[EvidenceNode]) -> dict[str, tuple[str, str]]:
@@ -231,11 +231,12 @@ class OfflineAnalyst:
         text = (f"Management tone {word}: Loughran-McDonald net tone {net_old:+.2f} in the {old.form} filed "
                 f"{old.filed_at} → {net_new:+.2f} in the {node.form} filed {node.filed_at}; e.g. "
                 f"“{shorten(quote, 160)}”")
-        signal = f"tone:{'improving' if side is Speaker.BULL else 'deteriorating'}"
+        shift = "improving" if side is Speaker.BULL else "deteriorating"
+        signal = f"tone:{shift}"
         return [DraftClaim(id=claim_id(side, ClaimKind.OPENING, signal, (node.doc_id, str(start))), speaker=side,
                            text=text, theme=Theme.TONE, strength=sig.TONE_STRENGTH, signal=signal,
                            spans=(SpanRef(node.doc_id, start, start + len(quote), quote),),
-                           evidence_date=node.filed_at, basis=signal)]
+                           evidence_date=node.filed_at, basis=Basis(BasisKind.TONE, shift))]
 
     # ---- rebuttals ------------------------------------------------------------------------------------------
 
@@ -278,11 +279,11 @@ def select_case(claims: Sequence[DraftClaim], max_text_claims: int) -> tuple[Dra
     in all. Ties go to the newer filing, then to the earlier passage (headlines precede detail). The same cap applies
     to offline and LLM claims, so no speaker adds weight by volume."""
     ranked = sorted(claims, key=rank_key)
-    per_basis: dict[str, int] = defaultdict(int)
+    per_basis: dict[Basis | None, int] = defaultdict(int)
     out: list[DraftClaim] = []
     text_count = 0
     for c in ranked:
-        if c.basis.startswith(("figure:", "tone:")):
+        if c.basis is not None and c.basis.kind in (BasisKind.FIGURE, BasisKind.TONE):
             out.append(c)
             continue
         if text_count >= max_text_claims or (c.basis and per_basis[c.basis] >= MAX_PER_CUE):
@@ -339,20 +340,21 @@ def figure_claims(figures: Sequence[Figure]) -> list[DraftClaim]:
             continue
         fired.add(group)
         text = rule.template.format(value=value, ref=ref_value if ref_value is not None else 0.0, x=x)
-        signal = f"figure:{rule.figure}" + (f"/{rule.relative_to}" if rule.relative_to else "")
+        name = rule.figure + (f"/{rule.relative_to}" if rule.relative_to else "")
+        signal = f"figure:{name}"
         dates = [f.as_of for f in figures if f.id in ids and f.as_of is not None]
         claims.append(DraftClaim(id=claim_id(rule.side, ClaimKind.OPENING, signal, ids), speaker=rule.side,
                                  text=f"{text} (as of {fig.as_of or 'unknown date'})", theme=rule.theme,
                                  strength=rule.strength, signal=signal, figure_ids=ids,
-                                 evidence_date=max(dates) if dates else None, basis=signal))
+                                 evidence_date=max(dates) if dates else None, basis=Basis(BasisKind.FIGURE, name)))
     return claims
 
 
 def figure_strength(figures: Sequence[Figure], figure_ids: Sequence[str],
-                    side: Speaker) -> tuple[float, Theme | None, str]:
-    """(strength, theme, basis) of the strongest rule firing on ``side`` for the cited figures; (0, None, "")."""
+                    side: Speaker) -> tuple[float, Theme | None, Basis | None]:
+    """(strength, theme, basis) of the strongest rule firing on ``side`` for the cited figures; (0, None, None)."""
     cited = [f for f in figures if f.id in set(figure_ids)]
-    best: tuple[float, Theme | None, str] = (0.0, None, "")
+    best: tuple[float, Theme | None, Basis | None] = (0.0, None, None)
     for c in figure_claims(cited):
         if c.speaker is side and c.strength > best[0]:
             best = (c.strength, c.theme, c.basis)

@@ -10,26 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from equimind.config import Settings
+from equimind.config import ProviderName, Settings, provider_name
 from equimind.errors import ConfigError
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
     from pydantic_ai.settings import ModelSettings
-
-
-class ProviderName(StrEnum):
-    OFFLINE = "offline"
-    OPENAI = "openai"
-    ANTHROPIC = "anthropic"
-    GEMINI = "gemini"
-    DEEPSEEK = "deepseek"
-    OLLAMA = "ollama"
-    OPENROUTER = "openrouter"
-    OPENAI_COMPATIBLE = "openai-compatible"
 
 
 @dataclass(frozen=True)
@@ -52,23 +40,16 @@ PROVIDERS: dict[ProviderName, ProviderInfo] = {
     ProviderName.OPENROUTER: ProviderInfo(("OPENROUTER_API_KEY",), True, "openai/gpt-6-luna"),
     ProviderName.OPENAI_COMPATIBLE: ProviderInfo(("OPENAI_API_KEY",), False, None),
 }
-_ALIASES = {"google": ProviderName.GEMINI, "google-gla": ProviderName.GEMINI, "openai_compatible": ProviderName.
-            OPENAI_COMPATIBLE, "compatible": ProviderName.OPENAI_COMPATIBLE, "none": ProviderName.OFFLINE}
 _PLACEHOLDER_KEY = "not-needed"  # local OpenAI-compatible servers ignore the key, but the SDK wants one
 
 
 def parse_provider(value: str | ProviderName) -> ProviderName:
-    """'OpenAI' -> ProviderName.OPENAI; an unknown name raises ConfigError listing the valid ones."""
-    if isinstance(value, ProviderName):
-        return value
-    key = value.strip().lower()
-    if key in _ALIASES:
-        return _ALIASES[key]
+    """'OpenAI' -> ProviderName.OPENAI (a --provider override); an unknown name raises ConfigError listing the valid
+    ones. ``Settings.provider`` is parsed once, when the settings are built."""
     try:
-        return ProviderName(key)
-    except ValueError:
-        valid = ", ".join(p.value for p in ProviderName)
-        raise ConfigError(f"unknown provider {value!r}; choose one of: {valid}") from None
+        return provider_name(value)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def resolve_api_key(provider: str | ProviderName, env: Mapping[str, str]) -> str | None:
@@ -95,7 +76,7 @@ class LLMConfig:
     def from_settings(cls, settings: Settings, *, api_key: str | None, provider: str | None = None,
                       model: str | None = None) -> LLMConfig:
         """Validate the choice (provider/model overrides win over settings, as --provider/--model do)."""
-        name = parse_provider(provider or settings.provider)
+        name = parse_provider(provider) if provider else settings.provider
         if name is ProviderName.OFFLINE:
             raise ConfigError("provider 'offline' uses no LLM; build the DebateEngine without an LLM analyst")
         info = PROVIDERS[name]

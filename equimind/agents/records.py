@@ -52,12 +52,31 @@ class SpanRef:
     quote: str
 
 
+class BasisKind(StrEnum):
+    """Which rule table a claim's strength came from (``equimind.agents.signals``)."""
+
+    CUE = "cue"  # a text cue in a cited sentence
+    TONE = "tone"  # a tone shift between two filings
+    FIGURE = "figure"  # a figure rule
+
+
+@dataclass(frozen=True)
+class Basis:
+    """The rule row a claim's strength came from, e.g. ``Basis(BasisKind.FIGURE, "pe_ttm")`` ("figure:pe_ttm")."""
+
+    kind: BasisKind
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.kind.value}:{self.name}"
+
+
 @dataclass(frozen=True)
 class DraftClaim:
     """A claim as an analyst states it. ``strength`` is set from the evidence, never by the speaker.
 
     ``evidence_date`` is the newest date of what it cites (filing date or figure as-of), used for recency.
-    ``basis`` names the rule row its strength came from ("cue:revenue_up", "figure:pe_ttm", "tone:improving"; empty
+    ``basis`` names the rule row its strength came from ("cue:revenue_up", "figure:pe_ttm", "tone:improving"; None
     when none, i.e. strength 0).
     """
 
@@ -73,7 +92,7 @@ class DraftClaim:
     rebuts: str | None = None
     author: Author = Author.ANALYST
     evidence_date: date | None = None
-    basis: str = ""
+    basis: Basis | None = None
 
     def sources(self) -> tuple[str, ...]:
         """Independent sources this claim rests on (documents and figures), for the agreement bonus."""

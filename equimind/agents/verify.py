@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from equimind.agents import signals as sig
 from equimind.agents.offline import Analysis, figure_strength, shorten
-from equimind.agents.records import DraftClaim, SpanRef, Theme, VerifiedClaim
+from equimind.agents.records import Basis, BasisKind, DraftClaim, SpanRef, Theme, VerifiedClaim
 from equimind.citations import CitationVerifier, check_figures
 from equimind.errors import NotFoundError
 from equimind.models import Citation, Figure, Speaker
@@ -81,9 +81,9 @@ class ClaimVerifier:
     def _overlaps_injection(self, doc_id: str, start: int, end: int) -> bool:
         return any(s < end and start < e for s, e in self._injected.get(doc_id, ()))
 
-    def evidence_strength(self, side: Speaker, claim: VerifiedClaim) -> tuple[float, Theme | None, str]:
+    def evidence_strength(self, side: Speaker, claim: VerifiedClaim) -> tuple[float, Theme | None, Basis | None]:
         """(strength, theme, basis) of the strongest rule signal on ``side`` among what the claim cites: a cue in a
-        cited sentence or a figure rule. (0, None, "") when nothing it cites carries a signal for its side: the
+        cited sentence or a figure rule. (0, None, None) when nothing it cites carries a signal for its side: the
         claim is shown but weighs nothing. Theme comes from the rule too, so a speaker cannot relabel a claim to
         contest the other side."""
         best = figure_strength(self._figures, claim.draft.figure_ids, side)
@@ -91,5 +91,5 @@ class ClaimVerifier:
             for s in self._analysis.sentence_signals:
                 if s.side is side and s.doc_id == c.doc_id and s.start < c.end and c.start < s.end \
                         and s.strength > best[0]:
-                    best = (s.strength, s.theme, f"cue:{s.cue}")
+                    best = (s.strength, s.theme, Basis(BasisKind.CUE, s.cue))
         return best

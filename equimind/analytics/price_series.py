@@ -9,6 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from equimind.analytics.indicators import bollinger, macd, rsi_wilder, sma
+
 
 def _clean(values: Any) -> list[float | None]:
     """Floats for JSON: NaN (an indicator not yet defined) becomes null."""
@@ -49,7 +51,6 @@ class PriceSeries(BaseModel):
     @classmethod
     def from_history(cls, history: Any, as_of: date, keep_from: date) -> PriceSeries:
         """Indicators over all of ``history`` (already cut at ``as_of``), bars from ``keep_from`` on returned."""
-        from equimind.analytics.indicators import bollinger, macd, rsi_wilder, sma
 
         bars = history.bars
         closes = [b.close for b in bars]

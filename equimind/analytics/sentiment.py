@@ -20,6 +20,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from equimind.analytics.lm_lists import read_lm_lists
+
 CATEGORIES = ("negative", "positive", "uncertainty", "litigious", "constraining")
 NEGATIONS = frozenset({"NO", "NOT", "NONE", "NEITHER", "NEVER", "NOBODY"})
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
@@ -38,7 +40,6 @@ class Lexicon:
     @classmethod
     def load(cls, directory: Path) -> Lexicon:
         """Reads ``LM_<category>.txt`` (one upper-case word a line) for each category; all five are required."""
-        from equimind.analytics.lm_lists import read_lm_lists
 
         return cls(read_lm_lists(directory, CATEGORIES, required=CATEGORIES))
 

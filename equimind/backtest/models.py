@@ -11,12 +11,15 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from equimind.backtest.stats import HORIZONS_MONTHS, add_months
-from equimind.models import Rating
+from equimind.models import DegradationNote, Rating
 
 DEFAULT_QUESTION = "Should I invest in {company} ({ticker})?"
 MAX_DECISIONS = 400
 EARLIEST, LATEST = date(1970, 1, 1), date(2099, 12, 31)  # a schedule step past LATEST stays a valid date
 _TICKER = re.compile(r"^[A-Z][A-Z0-9.\-]{0,9}$")
+
+
+CLOSE_EQUALS = "equals research's last_close figure"  # DecisionRecord.close_check when the closes agree
 
 
 class Frequency(StrEnum):
@@ -116,14 +119,14 @@ class DecisionRecord(BaseModel):
     refusal_reason: str | None = None
     close: float  # as traded on close_bar_date (see equimind.backtest.score)
     close_bar_date: date
-    close_check: str  # how the close compares with research's own last_close figure
+    close_check: str  # how the close compares with research's own last_close figure (CLOSE_EQUALS when equal)
     forward_returns: dict[int, float | None]  # buy-and-hold of the ticker, total return
     benchmark_returns: dict[int, float | None]  # equal-weight universe
     position_returns: dict[int, float | None]  # side x forward return (HOLD = 0, refused = None)
     n_bull_claims: int
     n_bear_claims: int
     n_figures: int
-    degraded: list[str] = Field(default_factory=list)
+    degraded: list[DegradationNote] = Field(default_factory=list)
     digest: str  # sha256 of the decision (rating, conviction, thesis, claims, judge, figures)
     duration_s: float
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from equimind.backtest.models import BacktestRequest, DecisionRecord, HorizonRow
+from equimind.backtest.models import CLOSE_EQUALS, BacktestRequest, DecisionRecord, HorizonRow
 
 
 def _ci(block: Mapping[str, Any] | None) -> tuple[float, float] | None:
@@ -64,12 +64,12 @@ def build_caveats(records: Sequence[DecisionRecord], request: BacktestRequest, d
         f"Outcomes exist only where the recorded prices do (last bar {data_end}): a window that runs past it is "
         "not scored (never extrapolated), so the longer horizons rest on fewer, earlier decisions.",
     ]
-    degraded = Counter(d.split(":", 1)[0] for r in records for d in r.degraded)
+    degraded = Counter(d.capability for r in records for d in r.degraded)
     if degraded:
         out.append("Capabilities unavailable to some decisions (decision count): "
                    + ", ".join(f"{k} {v}" for k, v in sorted(degraded.items()))
                    + ". Each decision's `degraded` list says why.")
-    if any(not r.close_check.startswith("equals") for r in records):
+    if any(r.close_check != CLOSE_EQUALS for r in records):
         out.append("Some decisions' close was not checked against research's own last_close figure (see "
                    "close_check).")
     return out

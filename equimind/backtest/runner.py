@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from equimind.analytics.market import market_report
-from equimind.backtest.models import BacktestReport, BacktestRequest, DecisionRecord, EquityPointOut, step
+from equimind.backtest.models import CLOSE_EQUALS, BacktestReport, BacktestRequest, DecisionRecord, EquityPointOut, step
 from equimind.backtest.pit import PointInTimeCorpus, PointInTimeView
 from equimind.backtest.plot import markdown_report, plot_equity
 from equimind.backtest.report import build_caveats, build_table
@@ -191,7 +191,7 @@ class Backtester:
             close_bar_date=close.bar_day, close_check=_close_check(rec, close.value), forward_returns={},
             benchmark_returns={}, position_returns={}, n_bull_claims=len(rec.bull_case),
             n_bear_claims=len(rec.bear_case), n_figures=len(rec.figures),
-            degraded=[f"{d.capability}: {d.reason}" for d in rec.degraded],
+            degraded=list(rec.degraded),
             digest=decision_digest(rec, view.path), duration_s=duration)
         ctx.records.append(record)
         self.store.add_prediction(Prediction(
@@ -278,5 +278,5 @@ def _close_check(rec: Recommendation, close: float) -> str:
     if fig is None or fig.value is None:
         return "research had no last_close figure; the close is computed from the recorded prices"
     if abs(fig.value - close) <= 1e-6 * max(1.0, abs(close)):
-        return "equals research's last_close figure"
+        return CLOSE_EQUALS
     return f"DIFFERS from research's last_close figure ({fig.value:.6f}); the recorded prices' value is used"

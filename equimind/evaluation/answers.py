@@ -29,8 +29,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from equimind.config import Settings
-from equimind.evaluation.golden import GoldenQuestion, ResolvedSpan, filing_key, load_golden, resolve
+from equimind.engine import EquiMindEngine
+from equimind.evaluation.golden import (
+    GoldenQuestion,
+    ResolvedSpan,
+    filing_key,
+    load_golden,
+    resolve,
+    snapshot_documents,
+)
+from equimind.evaluation.report import corpus_signature
+from equimind.evaluation.runner import VARIANT_FORMATS
+from equimind.ingest.embed_format import PRODUCT_FORMAT
 from equimind.models import Recommendation, sha256_hex
+from equimind.services import open_services
 
 if TYPE_CHECKING:
     from equimind.engine import EquiMindEngine
@@ -140,8 +152,6 @@ def _open_engine(settings: Settings, corpus_dir: Path, cache_dir: Path, seed_sto
     When the store is new and ``seed_store`` (an ingested golden store) exists, it is copied in first so the filings
     are not embedded again; whatever else the runs need (market data) is fetched on demand from the snapshot.
     """
-    from equimind.engine import EquiMindEngine
-    from equimind.services import open_services
 
     if not (cache_dir / "docstore.sqlite").exists() and seed_store is not None and \
             (seed_store / "docstore.sqlite").exists():
@@ -154,16 +164,12 @@ def _open_engine(settings: Settings, corpus_dir: Path, cache_dir: Path, seed_sto
 def _product_seed(cache_dir: Path) -> Path:
     """The cached golden store embedded the way the product embeds (a store of another format would be refused by
     the product pipeline and flagged degraded by its search)."""
-    from equimind.evaluation.runner import VARIANT_FORMATS
-    from equimind.ingest.embed_format import PRODUCT_FORMAT
 
     variant = next(v for v, fmt in VARIANT_FORMATS.items() if fmt == PRODUCT_FORMAT.value)
     return cache_dir.parent / "golden" / variant
 
 
 def _ensure_filings(engine: EquiMindEngine, corpus_dir: Path, questions: Sequence[GoldenQuestion]) -> None:
-    from equimind.evaluation.golden import snapshot_documents
-
     have = {filing_key(engine.services.docstore.get_document(r.doc_id))
             for r in engine.services.docstore.list_documents(status="indexed")}
     need = {g.key for q in questions for g in q.gold}
@@ -203,7 +209,6 @@ def _rate(num: int, den: int) -> float | None:
 def run_answers(settings: Settings, corpus_dir: Path, cache_dir: Path, *, tickers: Sequence[str] = (),
                 per_ticker: int = 1, determinism_runs: int = 2, seed_store: Path | None = None) -> dict[str, Any]:
     """Run the checks; returns ``{"config", "metrics", "corpus_signature"}`` for ``report.result_envelope``."""
-    from equimind.evaluation.report import corpus_signature
 
     questions = sample_questions(load_golden(), per_ticker, tickers)
     engine = _open_engine(settings, corpus_dir, cache_dir, seed_store or _product_seed(cache_dir))

@@ -26,9 +26,18 @@ from typing import TYPE_CHECKING, Any
 from equimind.config import Settings
 from equimind.errors import NotFoundError
 from equimind.evaluation.metrics import EvidencePage, judge_pages
-from equimind.evaluation.runner import EvalQuery, open_variant_store, stored_documents
+from equimind.evaluation.report import corpus_signature
+from equimind.evaluation.runner import (
+    EvalQuery,
+    cross_comparisons,
+    evaluate,
+    fusion_sweep,
+    open_variant_store,
+    stored_documents,
+)
 from equimind.models import Document, FilterSpec, SearchHit
 from equimind.retrieval.query_filters import QueryFilterParser
+from equimind.sources.local import LocalFileSource
 
 if TYPE_CHECKING:
     from equimind.protocols import Embedder, Reranker, Tokenizer
@@ -86,7 +95,6 @@ def _parsed_documents(data_dir: Path, reuse: Services | None) -> Iterator[Docume
     if reuse is not None:
         yield from stored_documents(reuse)
         return
-    from equimind.sources.local import LocalFileSource
 
     source = LocalFileSource(data_dir / "pdfs", metadata=load_doc_meta(data_dir))
     for item in source.iter_results():
@@ -152,8 +160,6 @@ def run_financebench(base: Settings, data_dir: Path, cache_dir: Path, *, variant
 
     Returns ``{"config", "metrics", "corpus_signature"}`` parts for :func:`report.result_envelope`.
     """
-    from equimind.evaluation.report import corpus_signature
-    from equimind.evaluation.runner import cross_comparisons, evaluate, fusion_sweep
 
     questions = load_questions(data_dir)
     metrics: dict[str, Any] = {}

@@ -23,9 +23,18 @@ from typing import Any
 
 from equimind.errors import NotFoundError, ParseError
 from equimind.evaluation.metrics import Judgement
-from equimind.evaluation.runner import EvalQuery
+from equimind.evaluation.report import corpus_signature
+from equimind.evaluation.runner import (
+    EvalQuery,
+    cross_comparisons,
+    evaluate,
+    fusion_sweep,
+    open_variant_store,
+    stored_documents,
+)
 from equimind.models import Document, FilterSpec, SearchHit
 from equimind.retrieval.query_filters import QueryFilterParser
+from equimind.sources.snapshot import SnapshotFilingsSource
 
 log = logging.getLogger(__name__)
 
@@ -182,7 +191,6 @@ def snapshot_documents(corpus_dir: Path, tickers: Sequence[str] | None = None,
                        filings: Collection[FilingKey] | None = None) -> Iterable[Document]:
     """The recorded 10-K / 10-Q filings (of ``tickers``, and only ``filings`` when given) as Documents, parsed now
     (~2 s a filing)."""
-    from equimind.sources.snapshot import SnapshotFilingsSource
 
     source = SnapshotFilingsSource(corpus_dir)
     for entry in source.list_entries(tickers=tickers or None, forms=("10-K", "10-Q")):
@@ -200,14 +208,6 @@ def run_golden(base: Any, corpus_dir: Path, cache_dir: Path, *, variants: Sequen
     ``tickers`` restricts the store to those companies (the CI subset); questions needing other filings are skipped.
     Returns ``{"config", "metrics", "corpus_signature"}`` for :func:`report.result_envelope`.
     """
-    from equimind.evaluation.report import corpus_signature
-    from equimind.evaluation.runner import (
-        cross_comparisons,
-        evaluate,
-        fusion_sweep,
-        open_variant_store,
-        stored_documents,
-    )
 
     qs = list(questions) if questions is not None else load_golden()
     wanted = {k for k in filings_needed(qs) if (not tickers or k[0] in tickers) and (filings is None or k in filings)}

@@ -23,7 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 from equimind.answerability.analysis import Subject, name_words
 from equimind.answerability.check import AnswerabilityCheck, AnswerabilityVerdict
+from equimind.errors import NotFoundError
 from equimind.evaluation.golden import load_golden
+from equimind.store.docstore import DocStore
 
 if TYPE_CHECKING:
     from equimind.store.docstore import DocStore
@@ -76,8 +78,6 @@ def run_refusals(golden_home: Path, financebench_home: Path | None = None,
                  financebench_data: Path | None = None) -> dict[str, Any]:
     """Both accountings as a result part (``config``, ``metrics``) for ``report.result_envelope``; stores are only
     read. ``financebench_home`` is skipped (with a note) when it holds no store."""
-    from equimind.errors import NotFoundError
-    from equimind.store.docstore import DocStore
 
     golden_db = golden_home / "docstore.sqlite"
     if not golden_db.is_file():

@@ -18,7 +18,10 @@ import numpy as np
 
 from equimind.config import Settings
 from equimind.evaluation.metrics import Judgement, bootstrap_ci, paired_bootstrap_ci, score_judgements
+from equimind.ingest.embed_format import EmbeddingStamp, mismatch, parse_format, read_stamp
 from equimind.models import Document, FilterSpec, SearchHit, SearchResult
+from equimind.retrieval.search import HybridSearcher
+from equimind.services import open_services
 
 if TYPE_CHECKING:
     from equimind.ingest.pipeline import SourceFailure
@@ -146,7 +149,6 @@ def fusion_sweep(services: Services, queries: Sequence[EvalQuery], hybrid: ArmRu
                  keep: dict[str, ArmRun] | None = None) -> dict[str, Any]:
     """``hybrid`` re-run under each setting override, each compared (paired) with ``hybrid`` as configured.
     ``keep`` receives the raw runs by sweep name (for end-to-end comparisons)."""
-    from equimind.retrieval.search import HybridSearcher
 
     base = services.settings
     out: dict[str, Any] = {"configured": {"dense": base.rrf_dense_weight, "bm25": base.rrf_bm25_weight,
@@ -225,7 +227,6 @@ def open_variant_store(settings: Settings, variant: str, documents: Callable[[],
     The store's embedding stamp must match the variant: an unstamped store under the variant's home was built by
     this harness before stamps existed, with the variant's embedding text, so it is stamped as such; a store stamped
     otherwise (another embedder) is re-embedded first."""
-    from equimind.services import open_services
 
     services = open_services(settings, embedder=embedder, reranker=reranker, tokenizer=tokenizer,
                              text_format=variant_format(variant))
@@ -242,7 +243,6 @@ def open_variant_store(settings: Settings, variant: str, documents: Callable[[],
 
 def _align_stamp(services: Services, variant: str) -> dict[str, Any]:
     """Make the variant store's embedding stamp agree with the variant (see ``open_variant_store``)."""
-    from equimind.ingest.embed_format import EmbeddingStamp, mismatch, parse_format, read_stamp
 
     stored = read_stamp(services.docstore)
     wanted = EmbeddingStamp(embedder=services.embedder.name, text_format=parse_format(services.text_format))

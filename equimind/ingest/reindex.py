@@ -34,6 +34,7 @@ from equimind.ingest.embed_format import (
 from equimind.ingest.pipeline import Progress, no_progress
 from equimind.models import Chunk
 from equimind.protocols import Embedder
+from equimind.store.local_indexes import LocalIndexes
 
 log = logging.getLogger(__name__)
 
@@ -124,8 +125,6 @@ class Reindexer:
         progress("embeddings", len(batch), total)
 
     def _rebuild_indexes(self, report: ReindexReport) -> None:
-        from equimind.store.local_indexes import LocalIndexes
-
         t0 = time.perf_counter()
         LocalIndexes(self._root, self._docstore, self._vectors, self._embedder.dim, self._embedder.name).rebuild()
         report.merge_timing("indexes", time.perf_counter() - t0)

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from equimind.config import RETRIEVAL_MODES, Settings
+from equimind.config import RETRIEVAL_MODES, RetrievalMode, Settings
 from equimind.errors import ConfigError
 from equimind.ingest.embed_format import PRODUCT_FORMAT, EmbeddingStamp, parse_format, read_stamp, stamp_note
 from equimind.models import Degradation, FilterSpec, SearchHit, SearchResult, StageScores
@@ -107,10 +107,10 @@ class HybridSearcher:
         return cls(settings, docstore, vectors, BM25Index(settings.bm25_path), embedder, reranker)
 
     @staticmethod
-    def _check_mode(mode: str) -> str:
+    def _check_mode(mode: str) -> RetrievalMode:
         if mode not in RETRIEVAL_MODES:
             raise ConfigError(f"unknown retrieval mode {mode!r}; valid modes: {', '.join(RETRIEVAL_MODES)}")
-        return mode
+        return RetrievalMode(mode)
 
     def search(self, query: str, flt: FilterSpec | None = None, mode: str | None = None,
                top_k: int | None = None) -> SearchResult:
@@ -127,23 +127,23 @@ class HybridSearcher:
             log.info("search indexes refreshed in %.0f ms", self.indexes.last_refresh_ms)
         dense: list[tuple[str, float]] = []
         bm25: list[tuple[str, float]] = []
-        if mode != "bm25":
+        if mode is not RetrievalMode.BM25:
             with timer.stage("embed"):
                 qvec = self.embedder.embed_query(query)
             with timer.stage("dense"):
                 dense = dense_search(qvec, self.settings.dense_top_k, flt, pair.dense, self.vectors,
                                      self.exact_max_rows).hits
-        if mode != "dense":
+        if mode is not RetrievalMode.DENSE:
             with timer.stage("bm25"):
                 bm25 = pair.bm25.search(query, self.settings.bm25_top_k, flt)
         with timer.stage("fusion"):
             candidates = self._fuse(mode, dense, bm25)
         with timer.stage("hydrate"):
-            rerankable = mode == "hybrid+rerank" and self.reranker is not None and self.reranker.available
+            rerankable = mode is RetrievalMode.HYBRID_RERANK and self.reranker is not None and self.reranker.available
             need = max(top_k, self.settings.rerank_top_n) if rerankable else top_k
             candidates, passages = self._hydrate(candidates, need)
         degraded: list[Degradation] = self._embedding_degraded(mode)
-        if mode == "hybrid+rerank":
+        if mode is RetrievalMode.HYBRID_RERANK:
             with timer.stage("rerank"):
                 candidates = self._rerank(query, candidates, passages, degraded)
         hits = [_hit(rank, passages[c.chunk_id], c.scores) for rank, c in enumerate(candidates[:top_k], 1)]
@@ -151,10 +151,11 @@ class HybridSearcher:
                             timings_ms=timer.ms)
 
     # ------------------------------------------------------------------ stages
-    def _fuse(self, mode: str, dense: list[tuple[str, float]], bm25: list[tuple[str, float]]) -> list[_Candidate]:
-        if mode == "dense":
+    def _fuse(self, mode: RetrievalMode, dense: list[tuple[str, float]],
+              bm25: list[tuple[str, float]]) -> list[_Candidate]:
+        if mode is RetrievalMode.DENSE:
             return [_Candidate(cid, StageScores(dense_rank=r, dense_score=s)) for r, (cid, s) in enumerate(dense, 1)]
-        if mode == "bm25":
+        if mode is RetrievalMode.BM25:
             return [_Candidate(cid, StageScores(bm25_rank=r, bm25_score=s)) for r, (cid, s) in enumerate(bm25, 1)]
         dense_score, bm25_score = dict(dense), dict(bm25)
         fused = rrf_fuse([[c for c, _ in dense], [c for c, _ in bm25]], k=self.settings.rrf_k,
@@ -214,9 +215,9 @@ class HybridSearcher:
                 for c in tail]
         return [scored[i] for i in order] + rest
 
-    def _embedding_degraded(self, mode: str) -> list[Degradation]:
+    def _embedding_degraded(self, mode: RetrievalMode) -> list[Degradation]:
         """A note when the stored vectors were not made the way query vectors are (dense scores are unreliable)."""
-        if mode == "bm25":
+        if mode is RetrievalMode.BM25:
             return []
         note = stamp_note(read_stamp(self.docstore), self.expected_embedding)
         return [note] if note is not None else []

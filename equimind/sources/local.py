@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from equimind.errors import ConfigError, EquiMindError, NotFoundError
+from equimind.ingest.parse import parse_filing_html, parse_pdf
+from equimind.ingest.pipeline import SourceFailure
 from equimind.models import Document, Origin, Source
 
 if TYPE_CHECKING:
@@ -122,12 +124,8 @@ class LocalFileSource:
         meta = infer_meta(path.stem, self.metadata.get(path.stem))
         form = meta.form if meta.form != "unknown" else None
         if path.suffix.lower() == ".pdf":
-            from equimind.ingest.parse import parse_pdf
-
             parsed = parse_pdf(path, form, name=str(path))
         else:
-            from equimind.ingest.parse import parse_filing_html
-
             parsed = parse_filing_html(path.read_bytes(), form, name=str(path))
         return _document(path, meta, parsed)
 
@@ -137,7 +135,6 @@ class LocalFileSource:
 
     def iter_results(self) -> Iterator[Document | SourceFailure]:
         """Each file's Document, or a SourceFailure naming the file and the error; a bad file never stops the batch."""
-        from equimind.ingest.pipeline import SourceFailure
 
         for path in self.files():
             try:

@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from equimind.errors import EquiMindError, NotFoundError, ParseError
+from equimind.ingest.parse import PARSER_VERSION, parse_filing_html
+from equimind.ingest.pipeline import SourceFailure
 from equimind.models import Document, Origin, Section, Source
 
 if TYPE_CHECKING:
@@ -157,7 +159,6 @@ class SnapshotFilingsSource:
             raise NotFoundError(f"recorded filing {entry.path} is missing; restore the corpus folder")
         if entry.path.suffix.lower() == ".txt":
             return _load_8k(entry)
-        from equimind.ingest.parse import parse_filing_html
 
         parsed = parse_filing_html(entry.path.read_bytes(), entry.form, name=str(entry.path))
         return _document(entry, parsed.text, parsed.sections, entry.primary_document, parsed.fiscal)
@@ -171,7 +172,6 @@ class SnapshotFilingsSource:
     def iter_results(self, tickers: Sequence[str] | None = None,
                      forms: Sequence[str] | None = None) -> Iterator[Document | SourceFailure]:
         """Like ``documents`` but a filing that fails to load is reported as a SourceFailure and skipped."""
-        from equimind.ingest.pipeline import SourceFailure
 
         for entry in self.list_entries(tickers, forms):
             try:
@@ -209,7 +209,6 @@ def read_8k_header(path: Path, tickers: dict[str, str]) -> ManifestEntry:
 def _load_8k(entry: ManifestEntry) -> Document:
     from edgar.sgml.sgml_common import FilingSGML
 
-    from equimind.ingest.parse import parse_filing_html
 
     sgml = FilingSGML.from_text(entry.path.read_text(encoding="utf-8", errors="replace"))
     html: str | None = sgml.html()  # type: ignore[no-untyped-call]
@@ -221,8 +220,6 @@ def _load_8k(entry: ManifestEntry) -> Document:
 
 def _document(entry: ManifestEntry, text: str, sections: tuple[Section, ...], primary: str | None,
               fiscal: tuple[tuple[str, str], ...] = ()) -> Document:
-    from equimind.ingest.parse import PARSER_VERSION
-
     meta = [("corpus_path", entry.path.name), ("parser", f"edgartools-html/{PARSER_VERSION}"), *fiscal]
     if entry.accession:
         meta.append(("accession", entry.accession))

@@ -33,7 +33,6 @@ from equimind.store.indexfiles import fingerprint
 
 log = logging.getLogger(__name__)
 
-_BATCH = 500  # ids per IN (...) query, well under SQLite's variable limit
 
 
 @dataclass(frozen=True)
@@ -175,7 +174,7 @@ class DocStore:
     def statuses(self, doc_ids: Iterable[str]) -> dict[str, str]:
         """doc_id -> status for the ids that exist."""
         out: dict[str, str] = {}
-        for batch in _batches(list(dict.fromkeys(doc_ids))):
+        for batch in sch.batches(list(dict.fromkeys(doc_ids))):
             q = f"SELECT id, status FROM documents WHERE id IN ({','.join('?' * len(batch))})"
             out.update((r[0], r[1]) for r in self._conn().execute(q, batch))
         return out
@@ -218,7 +217,7 @@ class DocStore:
     def get_refs(self, doc_ids: Iterable[str]) -> dict[str, DocumentRef]:
         """DocumentRef (metadata without text) for the ids that exist."""
         out: dict[str, DocumentRef] = {}
-        for batch in _batches(list(dict.fromkeys(doc_ids))):
+        for batch in sch.batches(list(dict.fromkeys(doc_ids))):
             q = f"SELECT {sch.DOC_META_COLUMNS} FROM documents WHERE id IN ({','.join('?' * len(batch))})"
             out.update((r["id"], sch.row_to_ref(r)) for r in self._conn().execute(q, batch))
         return out
@@ -291,7 +290,7 @@ class DocStore:
         """Chunks by id (absent ids are left out; with ``only_indexed``, so are chunks of non-indexed documents)."""
         out: dict[str, Chunk] = {}
         status = "AND d.status = 'indexed'" if only_indexed else ""
-        for batch in _batches(list(dict.fromkeys(ids))):
+        for batch in sch.batches(list(dict.fromkeys(ids))):
             q = (f"SELECT {sch.CHUNK_COLUMNS}, {sch.CHUNK_TEXT_SQL} AS t FROM chunks c CROSS JOIN documents d "
                  f"ON d.id = c.doc_id WHERE c.id IN ({','.join('?' * len(batch))}) {status}")
             out.update((r["id"], sch.row_to_chunk(r, r["t"])) for r in self._conn().execute(q, batch))
@@ -310,7 +309,7 @@ class DocStore:
     def indexed_chunk_ids(self, ids: Iterable[str]) -> set[str]:
         """The given chunk ids whose document is currently 'indexed'."""
         out: set[str] = set()
-        for batch in _batches(list(dict.fromkeys(ids))):
+        for batch in sch.batches(list(dict.fromkeys(ids))):
             q = ("SELECT c.id FROM chunks c CROSS JOIN documents d ON d.id = c.doc_id "  # CROSS: chunks drive
                  f"WHERE d.status = 'indexed' AND c.id IN ({','.join('?' * len(batch))})")
             out.update(r[0] for r in self._conn().execute(q, batch))
@@ -339,7 +338,7 @@ class DocStore:
         """
         conn = self._snapshot_conn()
         try:
-            yield from _chunks_in(conn, only_indexed)
+            yield from sch.chunks_in(conn, only_indexed)
             conn.execute("COMMIT")
         finally:
             conn.close()
@@ -349,7 +348,7 @@ class DocStore:
         conn = self._snapshot_conn()
         try:
             rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('instance', 'generation')"))
-            chunks = list(_chunks_in(conn, True))
+            chunks = list(sch.chunks_in(conn, True))
             conn.execute("COMMIT")
         finally:
             conn.close()
@@ -386,18 +385,3 @@ class DocStore:
                 "parents": conn.execute("SELECT COUNT(*) FROM parents").fetchone()[0],
                 "chunks": conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0],
             }
-
-
-def _chunks_in(conn: sqlite3.Connection, only_indexed: bool) -> Iterator[Chunk]:
-    where = "WHERE status = 'indexed'" if only_indexed else ""
-    doc_ids = [r[0] for r in conn.execute(f"SELECT id FROM documents {where} ORDER BY rowid")]
-    q = f"SELECT {sch.CHUNK_COLUMNS}, c.text AS t FROM chunks c WHERE c.doc_id = ? ORDER BY c.start, c.id"
-    for doc_id in doc_ids:
-        text = conn.execute("SELECT text FROM documents WHERE id = ?", (doc_id,)).fetchone()[0]
-        for r in conn.execute(q, (doc_id,)).fetchall():
-            yield sch.row_to_chunk(r, r["t"] if r["t"] is not None else text[r["start"] : r["end"]])
-
-
-def _batches(items: list[str]) -> Iterator[list[str]]:
-    for i in range(0, len(items), _BATCH):
-        yield items[i : i + _BATCH]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
 from datetime import date
 from typing import Any
 
@@ -21,6 +22,7 @@ from equimind.models import (
 )
 
 SCHEMA_VERSION = 1
+BATCH = 500  # ids per IN (...) query, well under SQLite's variable limit
 STATUSES: tuple[str, ...] = ("pending", "indexed")
 
 SCHEMA = """
@@ -184,3 +186,19 @@ def filter_sql(flt: FilterSpec | None, date_col: str = "filed_int") -> tuple[str
         parts.append(f"{date_col} <= ?")
         args.append(date_to_int(flt.until))
     return " AND ".join(parts), args
+
+
+def chunks_in(conn: sqlite3.Connection, only_indexed: bool) -> Iterator[Chunk]:
+    """Every chunk of every (indexed) document, document by document in insertion order."""
+    where = "WHERE status = 'indexed'" if only_indexed else ""
+    doc_ids = [r[0] for r in conn.execute(f"SELECT id FROM documents {where} ORDER BY rowid")]
+    q = f"SELECT {CHUNK_COLUMNS}, c.text AS t FROM chunks c WHERE c.doc_id = ? ORDER BY c.start, c.id"
+    for doc_id in doc_ids:
+        text = conn.execute("SELECT text FROM documents WHERE id = ?", (doc_id,)).fetchone()[0]
+        for r in conn.execute(q, (doc_id,)).fetchall():
+            yield row_to_chunk(r, r["t"] if r["t"] is not None else text[r["start"] : r["end"]])
+
+
+def batches(items: list[str]) -> Iterator[list[str]]:
+    for i in range(0, len(items), BATCH):
+        yield items[i : i + BATCH]

@@ -7,13 +7,12 @@ import pytest
 from equimind.agents.llm import LLMAnalyst
 from equimind.agents.providers import (
     LLMConfig,
-    ProviderName,
     build_model,
     model_settings,
     parse_provider,
     resolve_api_key,
 )
-from equimind.config import Settings
+from equimind.config import ProviderName, Settings
 from equimind.errors import ConfigError
 
 
