@@ -106,8 +106,9 @@ class Answerer:
         subject, others = self.check.subjects(as_of, ticker, company)
         verdict = self.check.judge_subject(text, subject, others)
         q = analyse_question(text, subject, others, self._stem)
-        base: dict[str, Any] = {"question": text, "ticker": ticker, "as_of": as_of, "kind": q.kind, "passages_searched": passages,
-                "analysis": {**q.to_log(), "answerability_rule": verdict.rule}}
+        base: dict[str, Any] = {"question": text, "ticker": ticker, "as_of": as_of, "kind": q.kind,
+                                "passages_searched": passages,
+                                "analysis": {**q.to_log(), "answerability_rule": verdict.rule}}
         if q.kind is AnswerKind.DECISION:
             return Answer(**base, support=Support.REFUSED, refusal=Refusal(
                 reason=RefusalReason.DECISION_ASK, message=f"a decision ask ({q.cue}): it gets a rating from the "
@@ -173,12 +174,13 @@ class Answerer:
 
     def _extract(self, q: QuestionAnalysis, key: str, passages: Sequence[PassageRead]) -> Side:
         texts = {p.doc_id: self.docstore.get_document_text(p.doc_id) for p in passages}
-        ex = extract(q, all_units(texts, passages), texts, self._stem, key)
+        periods = self._doc_periods(texts)
+        ex = extract(q, all_units(texts, passages), texts, self._stem, key, periods)
         if ex.sentences:
             return Side(ex.sentences, None, f"extractive: {ex.to_log()}")
         if ex.qualifying and q.value_kind in TABLE_KINDS:
             rows = [u for i, d in enumerate(texts) for u in document_rows(texts[d], d, len(passages) + i, key)]
-            tables = extract(q, rows, texts, self._stem, key)
+            tables = extract(q, rows, texts, self._stem, key, periods)
             if tables.sentences:
                 return Side(tables.sentences, None, f"table lookup in the retrieved filings: {tables.to_log()}")
         if ex.qualifying:
@@ -187,10 +189,20 @@ class Answerer:
         return Side((), RefusalReason.NO_PASSAGES, f"no retrieved sentence or table row of {key} holds half of "
                     f"the question's terms (best {ex.best_coverage:.2f})")
 
+    def _doc_periods(self, texts: dict[str, str]) -> dict[str, tuple[int | None, str | None]]:
+        """doc id -> (fiscal year, fiscal period) as the document's source declared them."""
+        out: dict[str, tuple[int | None, str | None]] = {}
+        for doc_id in texts:
+            meta = self.docstore.get_document(doc_id).meta_dict()
+            fy = meta.get("fiscal_year", "")
+            out[doc_id] = (int(fy) if fy.isdigit() else None, meta.get("fiscal_period") or None)
+        return out
+
     def _verdict(self, base: dict[str, Any], q: QuestionAnalysis, sides: Sequence[Side],
                  passages: Sequence[PassageRead], degraded: list[str]) -> Answer:
         answered = [s for s in sides if s.sentences]
-        sentences = [x for s in answered for x in s.sentences][:3]
+        per_side = 1 if len(sides) > 1 else 3  # a comparison states one sentence per side
+        sentences = [x for s in answered for x in s.sentences[:per_side]][:3]
         dropped = sum(s.dropped for s in sides)
         notes = [s.note for s in sides]
         base["analysis"] = {**base["analysis"], "sides": notes}

@@ -35,8 +35,8 @@ def _wordset(text: str) -> frozenset[str]:
 
 
 COUNT_NOUNS = _wordset("""employees employee people staff headcount workforce workers members memberships
-subscribers subscriptions users customers vehicles cars units deliveries stores locations shares accounts
-countries offices facilities patents""")
+subscribers subscriptions users customers headcounts employer employers vehicles cars units deliveries stores
+locations shares accounts countries offices facilities patents""")
 GROWTH_WORDS = _wordset("grow grew growth grown increase increased rise rose decline declined fall fell change "
                          "changed")
 PERCENT_HEADS = _wordset("percentage percent fraction share proportion rate margin ratio")
@@ -58,6 +58,8 @@ class QuestionAnalysis:
     periods: tuple[Period, ...]
     leftover: tuple[str, ...]  # focus words beyond the metric, its verbs and the period
     cue: str
+    head: str | None = None  # the noun a which/what ask names its answer by ("architecture" in "which new GPU
+    # architecture did ..."): the answer is a name written before it ("the Blackwell architecture")
 
     @property
     def terms(self) -> tuple[str, ...]:
@@ -100,6 +102,32 @@ def value_kind(words: Sequence[str], metric: MetricMatch | None) -> tuple[Answer
     return AnswerKind.TEXT, "an explanation"
 
 
+def name_head(words: Sequence[str]) -> str | None:
+    """The last word of the "which/what ..." phrase before its verb ("which new GPU architecture did" ->
+    "architecture"), when it is a content word."""
+    start = next((i for i, w in enumerate(words) if w in ("which", "what")), None)
+    if start is None:
+        return None
+    phrase: list[str] = []
+    for w in words[start + 1:]:
+        if w in AUXILIARIES:
+            break
+        phrase.append(w)
+    return phrase[-1] if phrase and len(phrase[-1]) > 2 and phrase[-1] not in AUXILIARIES else None
+
+
+def _compared_kind(words: Sequence[str], metric: MetricMatch | None, vkind: AnswerKind) -> AnswerKind:
+    """What each side of a comparison needs: "which company has the larger workforce" compares counts, "which grew
+    faster" growth rates, "compare revenue" amounts; a description stays text."""
+    if vkind not in (AnswerKind.NAME, AnswerKind.TEXT, AnswerKind.YES_NO):
+        return vkind
+    if COUNT_NOUNS & set(words):
+        return AnswerKind.COUNT
+    if GROWTH_WORDS & set(words):
+        return AnswerKind.PERCENT
+    return AnswerKind.AMOUNT if metric is not None else vkind
+
+
 def _leftover(ask: AskAnalysis, metric: MetricMatch | None, stem: Any) -> tuple[str, ...]:
     if metric is None:
         return tuple(t.word for t in ask.terms)
@@ -126,10 +154,13 @@ def analyse_question(question: str, subject: Subject, others: Sequence[Subject] 
     vkind, cue = value_kind(words, metric)
     leftover = _leftover(ask, metric, stem)
     xbrl = (metric is not None and not leftover and vkind in (AnswerKind.AMOUNT, AnswerKind.COUNT)
-            and (vkind is AnswerKind.AMOUNT or metric.metric.unit == SHARES) and len(metrics) == 1)
+            and (vkind is AnswerKind.AMOUNT or metric.metric.unit == SHARES)
+            and len({m.metric.key for m in metrics}) == 1)
     kind = vkind
     if ask.kind is AskKind.DECISION:
         kind, cue = AnswerKind.DECISION, ask.cue
     elif ask.co_subjects or (len(periods) >= 2 and COMPARE_CUES & set(words)):
         kind, cue = AnswerKind.COMPARISON, "two companies" if ask.co_subjects else "two periods"
-    return QuestionAnalysis(question, ask, kind, vkind, metric, xbrl, periods, leftover, cue)
+        vkind = _compared_kind(words, metric, vkind)
+    head = name_head(words) if vkind is AnswerKind.NAME else None
+    return QuestionAnalysis(question, ask, kind, vkind, metric, xbrl, periods, leftover, cue, head)

@@ -19,7 +19,7 @@ _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _SCALE = r"(?:\s*(?:thousand|million|billion|trillion|mn|bn)s?\b)?"
 MONEY = re.compile(rf"\$\s?\(?({_NUM})\)?({_SCALE})", re.I)
 PERCENT = re.compile(rf"({_NUM})\s?(?:%|percent\b|percentage points?\b)", re.I)
-COUNT = re.compile(rf"(?<![\$\d.,])({_NUM})({_SCALE})(?!\s?%|\s?percent|[\d,])", re.I)
+COUNT = re.compile(rf"(?<![\$\d.,])({_NUM})({_SCALE})(?!\s?%|\s?percent|[\d,(])", re.I)
 _MON = "|".join(MONTHS)
 DATE = re.compile(rf"\b(?:(?:{_MON})\s+(?:\d{{1,2}},?\s+)?(?:19|20)\d{{2}}|(?:19|20)\d{{2}})\b", re.I)
 TABLE_SCALE = re.compile(r"\bin\s+(thousands|millions|billions)\b", re.I)
@@ -29,6 +29,7 @@ def _wordset(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+REFERENCE = re.compile(r"(?i)\b(?:note|item|part|section|exhibit|page|rule|schedule|level|tier|phase)\s*$")
 YEAR = re.compile(r"^(?:19|20)\d{2}$")
 _CAP = re.compile(r"(?<![\w'])([A-Z][a-zA-Z0-9&\-]+(?:\s+[A-Z][a-zA-Z0-9&\-]+)*)")
 GENERIC_CAPS = _wordset("""the we our us it its this that these those company company's item part note notes
@@ -85,7 +86,7 @@ def counts(text: str, scale: float = 1.0) -> list[StatedValue]:
         raw, word = m.group(1), m.group(2)
         if any(a <= m.start() < b for a, b in dated) or YEAR.match(raw) or ("." in raw and not word.strip()):
             continue
-        if "," not in raw and not word.strip() and len(raw) < 2:
+        if "," not in raw and not word.strip() and (len(raw) < 2 or REFERENCE.search(text[:m.start()])):
             continue
         out.append(StatedValue(text=m.group(0).strip(), number=_scaled(raw, word, scale), unit="count"))
     return out

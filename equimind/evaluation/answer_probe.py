@@ -1,7 +1,8 @@
 """Answer correctness of the answer path (``equimind.answer.Answerer``) over the golden set, per question type.
 
-Each golden question is searched through the product's search (``EquiMindEngine.search`` with the question's tickers
-as the filter), answered at ``AS_OF`` and judged:
+Each golden question is searched through the product's search (``EquiMindEngine.search``, once per ticker of the
+question with that ticker as the filter, so each compared company gets its own passages), answered at ``AS_OF``
+and judged:
 
 * **numeric_xbrl** — correct when a figure / stated value of the answer equals the gold XBRL value (relative
   tolerance ``REL_TOL``, after unit and scale normalisation), or a cited span overlaps a gold span;
@@ -92,7 +93,7 @@ def run_probe(engine: Any, answerer: Any, questions: Sequence[GoldenQuestion],
     """Answer and judge every question; per-type tallies plus one row per question."""
     rows: list[dict[str, Any]] = []
     for q in questions:
-        hits = engine.search(q.question, FilterSpec(tickers=q.tickers)).hits
+        hits = [h for t in q.tickers for h in engine.search(q.question, FilterSpec(tickers=(t,))).hits]
         ans: Answer = answerer.answer(q.question, q.tickers[0], as_of, hits)
         verdict = judge(q, ans, spans.get(q.id, []))
         rows.append({"id": q.id, "type": q.qtype, "question": q.question, "gold": q.answer, "verdict": verdict,
@@ -111,7 +112,7 @@ def _reached(hits: Sequence[Any], spans: Sequence[Sequence[ResolvedSpan]]) -> bo
 
 def tally(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for qtype in sorted({r["type"] for r in rows}) + ["all_answerable"]:
+    for qtype in [*sorted({r["type"] for r in rows}), "all_answerable"]:
         mine = [r for r in rows if r["type"] == qtype or (qtype == "all_answerable" and r["type"] != "absent")]
         n = len(mine)
         counts = {v: sum(1 for r in mine if r["verdict"] == v) for v in ("correct", "wrong", "refused")}
