@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from equimind.answer.question import QuestionAnalysis
 from equimind.answer.record import AnswerSentence, Method, PassageRead, Quote
-from equimind.answer.values import is_instruction, numbers_in
+from equimind.answer.values import is_instruction, numbers_in, table_scale
 from equimind.answerability import stem_sets
 from equimind.citations import CitationVerifier
 from equimind.errors import SourceError
@@ -145,7 +145,8 @@ def _check(s: LLMSentence, q: QuestionAnalysis, passages: Sequence[PassageRead],
         quotes.append(Quote(doc_id=p.doc_id, start=check.start, end=check.end, text=check.passage,
                             doc_sha256=check.doc_sha256))
     quoted = " ".join(x.text for x in quotes)
-    have = numbers_in(quoted) + numbers_in(q.question)  # the question's own period words may be repeated
+    scale = table_scale(quoted)  # a quoted table header "(In millions)" scales the quoted cells
+    have = numbers_in(quoted) + [n * scale for n in numbers_in(quoted)] + numbers_in(q.question)
     missing = [n for n in numbers_in(s.text) if not any(_same(n, h) for h in have)]
     if missing:
         return None, f"states {missing[0]:g}, which none of its quotes holds"
