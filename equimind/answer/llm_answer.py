@@ -29,6 +29,7 @@ from equimind.citations import CitationVerifier
 from equimind.errors import SourceError
 
 if TYPE_CHECKING:
+    from equimind.agents.providers import LLMConfig
     from pydantic_ai.models import Model
     from pydantic_ai.settings import ModelSettings
 
@@ -96,6 +97,13 @@ class LLMAnswerer:
 
         self._agent: Any = Agent(model, output_type=LLMAnswerOutput, instructions=INSTRUCTIONS, name="answer",
                                  model_settings=settings, retries=output_retries)
+
+    @classmethod
+    def from_config(cls, config: LLMConfig) -> LLMAnswerer:
+        """Any provider the project supports (``agents.providers``), with its timeout and bounded retries."""
+        from equimind.agents.providers import build_model, model_settings
+
+        return cls(build_model(config), settings=model_settings(config), output_retries=config.retries)
 
     def run(self, q: QuestionAnalysis, passages: Sequence[PassageRead], verifier: CitationVerifier, stem: Any,
             subject: str | None = None) -> LLMResult:
