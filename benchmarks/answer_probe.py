@@ -74,6 +74,8 @@ def main() -> None:
     for qtype, t in result["by_type"].items():
         print(f"{qtype:16} n={t['n']:3} correct={t['correct']:3} wrong={t['wrong']:3} refused={t['refused']:3} "
               f"correct={t['correct_share']} CI95={t['correct_ci95']} gold_reached={t['gold_reached']}")
+    for cause, n in result["misses_by_cause"].items():
+        print(f"  miss  {cause}: {n}")
     write_json(args.out, {"benchmark": "answer_probe", "as_of": str(AS_OF), "embedder": args.embedder,
                           "seconds": seconds, "machine": machine_info(), **result})
     print(f"wrote {args.out}")

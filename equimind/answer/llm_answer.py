@@ -29,9 +29,10 @@ from equimind.citations import CitationVerifier
 from equimind.errors import SourceError
 
 if TYPE_CHECKING:
-    from equimind.agents.providers import LLMConfig
     from pydantic_ai.models import Model
     from pydantic_ai.settings import ModelSettings
+
+    from equimind.agents.providers import LLMConfig
 
 MIN_QUOTE_COVERAGE = 0.5
 INSTRUCTIONS = """You answer one question about a company from numbered passages of its filings.

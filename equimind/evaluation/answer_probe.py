@@ -102,7 +102,25 @@ def run_probe(engine: Any, answerer: Any, questions: Sequence[GoldenQuestion],
                      "refusal": ans.refusal.reason.value if ans.refusal else None,
                      "refusal_message": ans.refusal.message[:300] if ans.refusal else None,
                      "gold_reached": _reached(hits, spans.get(q.id, []))})
-    return {"by_type": tally(rows), "rows": rows}
+    return {"by_type": tally(rows), "misses_by_cause": misses(rows), "rows": rows}
+
+
+def misses(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """Why answerable questions were missed: the refusal's reason, or for a wrong answer whether the search reached a
+    gold span at all (retrieval miss) or the answerer chose another sentence / row (selection miss); an answered
+    absent question counts as ``answered_absent``."""
+    out: dict[str, int] = {}
+    for r in rows:
+        if r["verdict"] == "correct":
+            continue
+        if r["type"] == "absent":
+            cause = "answered_absent"
+        elif r["verdict"] == "refused":
+            cause = f"refused: {r['refusal']}" + ("" if r["gold_reached"] else " (gold not retrieved)")
+        else:
+            cause = "wrong: selection miss" if r["gold_reached"] else "wrong: gold not retrieved"
+        out[cause] = out.get(cause, 0) + 1
+    return dict(sorted(out.items()))
 
 
 def _reached(hits: Sequence[Any], spans: Sequence[Sequence[ResolvedSpan]]) -> bool:
