@@ -6,8 +6,8 @@ SEC client) and an optional ``LLMAnswerer``. The flow for one question:
 
 1. bad input (empty, longer than ``MAX_QUESTION_CHARS``, no ticker) -> ``ConfigError`` naming the fix;
 2. the answerability analysis (ADR 0006) decides decision vs specific ask and refuses a specific ask whose terms the
-   visible documents do not hold (the existing rule); a decision ask is refused here with ``DECISION_ASK`` (the
-   debate rates it);
+   visible documents do not hold (the existing rule) — unless it is an XBRL ask that companyfacts answer; a decision
+   ask is refused here with ``DECISION_ASK`` (the debate rates it);
 3. per subject (the ticker, and the companies a comparison names): an XBRL ask is answered from companyfacts as filed
    by the as-of date; otherwise the LLM answerer when one is given (a model failure falls back to the extractive
    answerer, recorded in ``degraded``), else the extractive answerer over that subject's passages;
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
@@ -103,7 +103,7 @@ class Answerer:
         ticker = ticker.strip().upper()
         passages = [p for p in dict.fromkeys(passage_of(h) for h in hits) if p.filed_at is None or
                     p.filed_at <= as_of]
-        subject, others = self.check.subjects(as_of, ticker, company)
+        subject, others = self.check.subjects(as_of, ticker, company or self._entity_name(ticker))
         verdict = self.check.judge_subject(text, subject, others)
         q = analyse_question(text, subject, others, self._stem)
         base: dict[str, Any] = {"question": text, "ticker": ticker, "as_of": as_of, "kind": q.kind,
@@ -113,21 +113,33 @@ class Answerer:
             return Answer(**base, support=Support.REFUSED, refusal=Refusal(
                 reason=RefusalReason.DECISION_ASK, message=f"a decision ask ({q.cue}): it gets a rating from the "
                 f"debate, not a direct answer; run `equimind research {ticker} \"{text}\"`"))
-        if not verdict.answerable:
-            return Answer(**base, support=Support.REFUSED, refusal=Refusal(
-                reason=RefusalReason.NOT_ANSWERABLE, message=verdict.reason or verdict.rule,
-                searched={"documents": verdict.documents, "passages": verdict.passages, "forms": verdict.forms},
-                missing=[t.word for t in verdict.missing]))
-        keys = [ticker, *q.ask.co_subjects] if q.kind is AnswerKind.COMPARISON else [ticker]
         degraded: list[str] = []
-        sides = [self._side(q, k, i, passages, as_of, subject, others, degraded) for i, k in enumerate(keys)]
+        plan = side_plan(q, ticker, subject, others)
+        if not verdict.answerable:  # only a reported figure can still answer: the filings lack the ask's terms
+            sides = [self._side(qs, k, [], as_of, degraded) for k, qs in plan] if q.xbrl else []
+            if not sides or not all(s.sentences for s in sides):
+                return Answer(**base, support=Support.REFUSED, degraded=degraded, refusal=Refusal(
+                    reason=RefusalReason.NOT_ANSWERABLE, message=verdict.reason or verdict.rule,
+                    searched={"documents": verdict.documents, "passages": verdict.passages, "forms": verdict.forms},
+                    missing=[t.word for t in verdict.missing]))
+            return self._verdict(base, q, sides, passages, degraded)
+        sides = [self._side(qs, k, passages, as_of, degraded) for k, qs in plan]
         return self._verdict(base, q, sides, passages, degraded)
 
-    def _side(self, q: QuestionAnalysis, key: str, index: int, passages: Sequence[PassageRead], as_of: date,
-              subject: Subject, others: Sequence[Subject], degraded: list[str]) -> Side:
+    def _entity_name(self, ticker: str) -> str | None:
+        """The company's name from its companyfacts, so a store without its filings still knows its name."""
+        if self.facts is None:
+            return None
+        try:
+            return self.facts.company_facts(ticker).entity_name or None
+        except NotFoundError:
+            return None
+
+    def _side(self, q: QuestionAnalysis, key: str, passages: Sequence[PassageRead], as_of: date,
+              degraded: list[str]) -> Side:
         mine = [p for p in passages if p.ticker is None or p.ticker == key]
         if q.xbrl and q.metric is not None:
-            side = self._xbrl(q, key, index, as_of, subject, others, degraded)
+            side = self._xbrl(q, key, as_of, degraded)
             if side is not None:
                 return side
         if not mine:
@@ -138,8 +150,7 @@ class Answerer:
                 return side
         return self._extract(q, key, mine)
 
-    def _xbrl(self, q: QuestionAnalysis, key: str, index: int, as_of: date, subject: Subject,
-              others: Sequence[Subject], degraded: list[str]) -> Side | None:
+    def _xbrl(self, q: QuestionAnalysis, key: str, as_of: date, degraded: list[str]) -> Side | None:
         assert q.metric is not None
         if self.facts is None:
             degraded.append("xbrl: no companyfacts source given; answered from the passages")
@@ -149,8 +160,7 @@ class Answerer:
         except NotFoundError as exc:
             degraded.append(f"xbrl: {exc}")
             return None
-        period = _period_for(q, key, index, subject, others)
-        result = xbrl_answer(cf, q.metric.metric, period, as_of, key)
+        result = xbrl_answer(cf, q.metric.metric, q.periods[0] if q.periods else None, as_of, key)
         if result.sentence is None:
             degraded.append(f"xbrl: {result.reason}; answered from the passages")
             return None
@@ -201,7 +211,7 @@ class Answerer:
     def _verdict(self, base: dict[str, Any], q: QuestionAnalysis, sides: Sequence[Side],
                  passages: Sequence[PassageRead], degraded: list[str]) -> Answer:
         answered = [s for s in sides if s.sentences]
-        per_side = 1 if len(sides) > 1 else 3  # a comparison states one sentence per side
+        per_side = 1 if len(sides) > 1 else 3  # a comparison states one sentence per side (company or period)
         sentences = [x for s in answered for x in s.sentences[:per_side]][:3]
         dropped = sum(s.dropped for s in sides)
         notes = [s.note for s in sides]
@@ -225,6 +235,22 @@ def _refusal_message(q: QuestionAnalysis, side: Side, passages: Sequence[Passage
     return (f"not found: {side.note}. Searched {len(passages)} passages ({where}). Missing: a "
             f"{q.value_kind.value} answering '{q.ask.ask}'. Ingest the filing that reports it (equimind ingest) "
             "or rephrase the question with the filing's words")
+
+
+def side_plan(q: QuestionAnalysis, ticker: str, subject: Subject,
+              others: Sequence[Subject]) -> list[tuple[str, QuestionAnalysis]]:
+    """The parts of the ask, each answered on its own: one per compared company (with its period), one per compared
+    period of a single company ("revenue in fiscal 2025 versus fiscal 2024"), else the ask itself."""
+    if q.kind is not AnswerKind.COMPARISON:
+        return [(ticker, q)]
+    if not q.ask.co_subjects:
+        return [(ticker, replace(q, periods=(p,))) for p in q.periods[:2]]
+    keys = [ticker, *q.ask.co_subjects]
+    out: list[tuple[str, QuestionAnalysis]] = []
+    for i, key in enumerate(keys):
+        period = _period_for(q, key, i, subject, others)
+        out.append((key, replace(q, periods=(period,) if period is not None else ())))
+    return out
 
 
 def _period_for(q: QuestionAnalysis, key: str, index: int, subject: Subject, others: Sequence[Subject]) -> Any:

@@ -152,15 +152,16 @@ def analyse_question(question: str, subject: Subject, others: Sequence[Subject] 
     metric = metrics[0] if metrics else None
     words = _words(ask.ask)
     vkind, cue = value_kind(words, metric)
-    leftover = _leftover(ask, metric, stem)
-    xbrl = (metric is not None and not leftover and vkind in (AnswerKind.AMOUNT, AnswerKind.COUNT)
-            and (vkind is AnswerKind.AMOUNT or metric.metric.unit == SHARES)
-            and len({m.metric.key for m in metrics}) == 1)
     kind = vkind
     if ask.kind is AskKind.DECISION:
         kind, cue = AnswerKind.DECISION, ask.cue
     elif ask.co_subjects or (len(periods) >= 2 and COMPARE_CUES & set(words)):
         kind, cue = AnswerKind.COMPARISON, "two companies" if ask.co_subjects else "two periods"
         vkind = _compared_kind(words, metric, vkind)
+    compare = COMPARE_CUES if kind is AnswerKind.COMPARISON else frozenset()
+    leftover = tuple(w for w in _leftover(ask, metric, stem) if w not in compare)
+    xbrl = (metric is not None and not leftover and vkind in (AnswerKind.AMOUNT, AnswerKind.COUNT)
+            and (vkind is AnswerKind.AMOUNT or metric.metric.unit == SHARES)
+            and len({m.metric.key for m in metrics}) == 1)
     head = name_head(words) if vkind is AnswerKind.NAME else None
     return QuestionAnalysis(question, ask, kind, vkind, metric, xbrl, periods, leftover, cue, head)

@@ -112,3 +112,23 @@ def test_bad_question_raises_config_error_naming_the_fix(answerer: Answerer, que
 def test_missing_ticker_is_a_config_error(answerer: Answerer) -> None:
     with pytest.raises(ConfigError, match="--ticker"):
         answerer.answer("What was NVIDIA's revenue?", " ", AS_OF, [])
+
+
+def test_two_period_comparison_answers_each_period_from_xbrl(answerer: Answerer) -> None:
+    ans = answerer.answer("Was NVIDIA's revenue in fiscal 2025 higher than in fiscal 2024?", "NVDA", AS_OF, [])
+    assert ans.kind is AnswerKind.COMPARISON and ans.support is Support.SUPPORTED
+    assert [s.figures[0].value for s in ans.sentences] == [130_497e6, 60_922e6]
+    assert [s.figures[0].period_end for s in ans.sentences] == [date(2025, 1, 26), date(2024, 1, 28)]
+
+
+def test_xbrl_ask_of_a_company_without_stored_filings_is_answered_from_companyfacts(answerer: Answerer) -> None:
+    """The store holds only NVIDIA's filings: Apple's net income is still a reported XBRL fact."""
+    ans = answerer.answer("What was Apple's net income in fiscal 2024?", "AAPL", AS_OF, [])
+    assert ans.support is Support.SUPPORTED and ans.sentences[0].method is Method.XBRL
+    fig = ans.sentences[0].figures[0]
+    assert fig.value == 93_736e6 and fig.provenance["concept"] == "us-gaap:NetIncomeLoss"
+    assert fig.provenance["accession"] == "0000320193-24-000123"
+    assert (fig.period_start, fig.period_end) == (date(2023, 10, 1), date(2024, 9, 28))
+    early = answerer.answer("What was Apple's net income in fiscal 2024?", "AAPL", date(2024, 10, 1), [])
+    assert early.refused and early.refusal is not None and early.refusal.reason is RefusalReason.NOT_ANSWERABLE
+    assert any("filed by 2024-10-01" in d for d in early.degraded)
