@@ -132,3 +132,10 @@ def test_xbrl_ask_of_a_company_without_stored_filings_is_answered_from_companyfa
     early = answerer.answer("What was Apple's net income in fiscal 2024?", "AAPL", date(2024, 10, 1), [])
     assert early.refused and early.refusal is not None and early.refusal.reason is RefusalReason.NOT_ANSWERABLE
     assert any("filed by 2024-10-01" in d for d in early.degraded)
+
+
+def test_same_question_same_answer(answerer: Answerer, search: Search) -> None:
+    question = "What was NVIDIA's data center revenue in fiscal 2025?"
+    hits = search(question)
+    first, again = (answerer.answer(question, "NVDA", AS_OF, hits).model_dump_json() for _ in range(2))
+    assert first == again
