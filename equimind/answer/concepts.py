@@ -1,0 +1,148 @@
+"""The concept map: a reported metric named in a question -> the XBRL concepts that report it, in order of preference.
+
+A question names a metric by one of its ``phrases`` (matched as whole words, case-insensitive, the longest phrase
+first, so "deferred revenue" is not "revenue" and "earnings per share" is not "earnings"). The first concept of the
+list that has a fact for the asked period wins (companies switch concepts over the years: NVIDIA reports
+``Revenues``, Apple ``RevenueFromContractWithCustomerExcludingAssessedTax``).
+
+* ``revenue`` (USD, flow): us-gaap: Revenues, RevenueFromContractWithCustomerExcludingAssessedTax, SalesRevenueNet,
+  RevenueFromContractWithCustomerIncludingAssessedTax. Phrases: revenue, net sales, total revenues, top line.
+* ``net_income`` (USD, flow): us-gaap: NetIncomeLoss, ProfitLoss, NetIncomeLossAvailableToCommonStockholdersBasic.
+  Phrases: net income, profit, earnings, bottom line, earn.
+* ``eps_diluted`` (USD/shares, flow): us-gaap: EarningsPerShareDiluted. Phrases: diluted EPS, EPS, earnings per
+  share.
+* ``eps_basic`` (USD/shares, flow): us-gaap: EarningsPerShareBasic. Phrases: basic EPS, basic earnings per share.
+* ``operating_income`` (USD, flow): us-gaap: OperatingIncomeLoss. Phrases: operating income, operating profit,
+  income from operations.
+* ``gross_profit`` (USD, flow): us-gaap: GrossProfit. Phrases: gross profit.
+* ``rnd`` (USD, flow): us-gaap: ResearchAndDevelopmentExpense,
+  ResearchAndDevelopmentExpenseExcludingAcquiredInProcessCost. Phrases: research and development, R&D.
+* ``capex`` (USD, flow): us-gaap: PaymentsToAcquirePropertyPlantAndEquipment, PaymentsToAcquireProductiveAssets.
+  Phrases: capital expenditures, capex, purchases of property and equipment.
+* ``buybacks`` (USD, flow): us-gaap: PaymentsForRepurchaseOfCommonStock. Phrases: share repurchases, buybacks,
+  repurchases of common stock.
+* ``dividends`` (USD, flow): us-gaap: PaymentsOfDividends, PaymentsOfDividendsCommonStock, DividendsCommonStockCash.
+  Phrases: dividends paid, dividends.
+* ``dividend_per_share`` (USD/shares, flow): us-gaap: CommonStockDividendsPerShareDeclared,
+  CommonStockDividendsPerShareCashPaid. Phrases: dividend per share.
+* ``operating_cash_flow`` (USD, flow): us-gaap: NetCashProvidedByUsedInOperatingActivities. Phrases: operating cash
+  flow, cash from operations.
+* ``cash`` (USD, instant): us-gaap: CashAndCashEquivalentsAtCarryingValue,
+  CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents. Phrases: cash and cash equivalents, cash.
+* ``total_debt`` (USD, instant): us-gaap: LongTermDebt, LongTermDebtNoncurrent, DebtInstrumentCarryingAmount.
+  Phrases: total debt, long-term debt, debt.
+* ``total_assets`` (USD, instant): us-gaap: Assets. Phrases: total assets.
+* ``total_liabilities`` (USD, instant): us-gaap: Liabilities. Phrases: total liabilities.
+* ``stockholders_equity`` (USD, instant): us-gaap: StockholdersEquity,
+  StockholdersEquityIncludingPortionAttributableToNoncontrollingInterest. Phrases: stockholders' equity,
+  shareholders' equity.
+* ``shares_outstanding`` (shares, instant): dei: EntityCommonStockSharesOutstanding; us-gaap:
+  CommonStockSharesOutstanding. Phrases: shares outstanding.
+
+Segment figures (NVIDIA's data center revenue, AWS sales) carry XBRL dimensions, which companyfacts does not have:
+a question with words beyond the metric, its verbs and its period is not an XBRL ask and goes to the extractive path.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+USD, USD_PER_SHARE, SHARES = "USD", "USD/shares", "shares"
+
+
+def _wordset(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    key: str
+    name: str
+    phrases: tuple[str, ...]
+    concepts: tuple[str, ...]
+    unit: str
+    flow: bool  # duration (income / cash-flow statement) vs instant (balance sheet)
+
+
+def _m(key: str, name: str, phrases: str, concepts: str, unit: str = USD, flow: bool = True) -> MetricSpec:
+    return MetricSpec(key, name, tuple(p.strip() for p in phrases.split(";")), tuple(concepts.split()), unit, flow)
+
+
+METRICS: tuple[MetricSpec, ...] = (
+    _m("revenue", "Revenue", "revenue; revenues; net revenue; net revenues; total revenue; total revenues; sales; "
+       "net sales; total net sales; top line; top-line",
+       "us-gaap:Revenues us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax us-gaap:SalesRevenueNet "
+       "us-gaap:RevenueFromContractWithCustomerIncludingAssessedTax"),
+    _m("net_income", "Net income", "net income; profit; net profit; profits; earnings; net earnings; bottom line; "
+       "bottom-line profit; bottom line profit; earn",
+       "us-gaap:NetIncomeLoss us-gaap:ProfitLoss us-gaap:NetIncomeLossAvailableToCommonStockholdersBasic"),
+    _m("eps_diluted", "Diluted EPS", "diluted eps; diluted earnings per share; eps; earnings per share",
+       "us-gaap:EarningsPerShareDiluted", USD_PER_SHARE),
+    _m("eps_basic", "Basic EPS", "basic eps; basic earnings per share", "us-gaap:EarningsPerShareBasic",
+       USD_PER_SHARE),
+    _m("operating_income", "Operating income", "operating income; operating profit; income from operations",
+       "us-gaap:OperatingIncomeLoss"),
+    _m("gross_profit", "Gross profit", "gross profit", "us-gaap:GrossProfit"),
+    _m("rnd", "Research and development expense", "research and development; research and development expense; "
+       "research and development expenses; r&d; r&d expense; r&d expenses",
+       "us-gaap:ResearchAndDevelopmentExpense us-gaap:ResearchAndDevelopmentExpenseExcludingAcquiredInProcessCost"),
+    _m("capex", "Capital expenditures", "capital expenditures; capital expenditure; capex; purchases of property "
+       "and equipment", "us-gaap:PaymentsToAcquirePropertyPlantAndEquipment us-gaap:PaymentsToAcquireProductiveAssets"),
+    _m("buybacks", "Repurchases of common stock", "share repurchases; stock repurchases; buybacks; buyback; "
+       "share buybacks; repurchases of common stock", "us-gaap:PaymentsForRepurchaseOfCommonStock"),
+    _m("dividends", "Dividends paid", "dividends paid; dividends; dividend payments",
+       "us-gaap:PaymentsOfDividends us-gaap:PaymentsOfDividendsCommonStock us-gaap:DividendsCommonStockCash"),
+    _m("dividend_per_share", "Dividend per share", "dividend per share; dividends per share",
+       "us-gaap:CommonStockDividendsPerShareDeclared us-gaap:CommonStockDividendsPerShareCashPaid", USD_PER_SHARE),
+    _m("operating_cash_flow", "Operating cash flow", "operating cash flow; cash from operations; cash flow from "
+       "operations; cash provided by operating activities", "us-gaap:NetCashProvidedByUsedInOperatingActivities"),
+    _m("cash", "Cash and cash equivalents", "cash and cash equivalents; cash",
+       "us-gaap:CashAndCashEquivalentsAtCarryingValue "
+       "us-gaap:CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents", flow=False),
+    _m("total_debt", "Total debt", "total debt; long-term debt; long term debt; debt",
+       "us-gaap:LongTermDebt us-gaap:LongTermDebtNoncurrent us-gaap:DebtInstrumentCarryingAmount", flow=False),
+    _m("total_assets", "Total assets", "total assets", "us-gaap:Assets", flow=False),
+    _m("total_liabilities", "Total liabilities", "total liabilities", "us-gaap:Liabilities", flow=False),
+    _m("stockholders_equity", "Stockholders' equity", "stockholders' equity; shareholders' equity; stockholders "
+       "equity; shareholders equity", "us-gaap:StockholdersEquity "
+       "us-gaap:StockholdersEquityIncludingPortionAttributableToNoncontrollingInterest", flow=False),
+    _m("shares_outstanding", "Shares outstanding", "shares outstanding",
+       "dei:EntityCommonStockSharesOutstanding us-gaap:CommonStockSharesOutstanding", SHARES, flow=False),
+)
+
+# Verbs and modifiers an XBRL ask may use around the metric ("How much did NVIDIA earn", "total net sales").
+METRIC_VERBS = _wordset("""spend spent earn earned generate generated report reported post posted record recorded
+book booked make made pay paid carry carried hold held have had total net reported consolidated company overall
+full whole""")
+
+
+@dataclass(frozen=True)
+class MetricMatch:
+    metric: MetricSpec
+    phrase: str
+    start: int
+    end: int
+
+
+def _pattern(phrase: str) -> re.Pattern[str]:
+    body = r"[\s-]+".join(re.escape(w) for w in phrase.split())
+    return re.compile(rf"(?<![\w&]){body}(?![\w&])")
+
+
+_ALL = sorted(((p, m) for m in METRICS for p in m.phrases), key=lambda pm: -len(pm[0]))
+_PATTERNS = tuple((_pattern(p), p, m) for p, m in _ALL)
+
+
+def find_metrics(text: str) -> list[MetricMatch]:
+    """Every metric named in ``text``, longest phrase first, non-overlapping, in text order."""
+    low = text.lower().replace("\u2019", "'")
+    taken: list[tuple[int, int]] = []
+    found: list[MetricMatch] = []
+    for pat, phrase, metric in _PATTERNS:
+        for m in pat.finditer(low):
+            if any(m.start() < b and a < m.end() for a, b in taken):
+                continue
+            taken.append((m.start(), m.end()))
+            found.append(MetricMatch(metric, phrase, m.start(), m.end()))
+    return sorted(found, key=lambda f: f.start)

@@ -1,0 +1,238 @@
+"""The extractive answerer: the sentence(s) or table row(s) of the retrieved passages that best answer the ask.
+
+Score of a unit (``units.Unit``) = the idf-weighted share of the ask's focus stems it holds (idf over the units of
+this answer's passages: log((N + 1) / (df + 0.5)), so a word every passage has counts little), plus
+``PERIOD_BONUS`` when it names the asked fiscal year, minus ``RANK_PENALTY`` per retrieval rank. A unit qualifies
+when it holds at least ``MIN_COVERAGE`` of the weight; the answer is the best qualifying unit that holds a value of
+the asked type (an amount for how much, a count for how many, a date for when, a name for which/where: ``values``).
+When qualifying units exist but none holds such a value the answer is "not found" — never a near miss. A unit with
+instruction-like text (``values.is_instruction``) is never an answer. A table row is quoted as the row plus its
+header row (the column header names the period) and the value is read from the column of the asked year.
+Deterministic: scores, then document order.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from equimind.answer.periods import PeriodKind, find_periods
+from equimind.answer.question import QuestionAnalysis
+from equimind.answer.record import AnswerKind, AnswerSentence, Method, Quote, StatedValue
+from equimind.answer.units import Span, Unit, UnitKind, cells
+from equimind.answer.values import is_instruction, needs_value, table_scale, values_of
+from equimind.answerability import stem_sets
+from equimind.models import sha256_hex
+
+MIN_COVERAGE = 0.5
+PREFIX = 5
+TABLE_SCALE_NOTE = re.compile(r"\(?\s*in\s+(?:thousands|millions|billions)[^)]*\)?", re.I)
+PERIOD_BONUS = 0.15
+HEAD_NAME_BONUS = 0.3  # a name written right before the ask's head noun ("the Blackwell architecture")
+LABEL_BONUS = 0.1  # times the share of the ask's terms in a table row's label (its first cell)
+COUNTED_BONUS = 0.2  # a count followed by the counted word of the ask
+RANK_PENALTY = 0.01
+SECOND_SENTENCE_SHARE = 0.9  # a second unit is added (text / name / yes-no asks) when it scores this close
+MAX_SENTENCES = 2
+
+
+@dataclass(frozen=True)
+class Scored:
+    unit: Unit
+    coverage: float
+    score: float
+    values: tuple[StatedValue, ...]
+
+
+@dataclass(frozen=True)
+class Extraction:
+    sentences: tuple[AnswerSentence, ...]
+    qualifying: int  # units holding enough of the question's terms
+    with_value: int  # ... of which hold a value of the asked type
+    skipped_instructions: int
+    best_coverage: float
+
+    def to_log(self) -> dict[str, Any]:
+        return {"qualifying_units": self.qualifying, "with_value": self.with_value,
+                "skipped_instruction_like": self.skipped_instructions, "best_coverage": round(self.best_coverage, 3)}
+
+
+def holds(term: str, stems: frozenset[str]) -> bool:
+    """The unit holds the term's stem, or a word sharing a prefix of ``PREFIX`` characters with it whose one stem
+    extends the other ("employ" / "employe", "repurchas" / "repurchase"): the stemmer's misses on word families."""
+    if term in stems:
+        return True
+    if len(term) < PREFIX:
+        return False
+    return any(len(w) >= PREFIX and (w.startswith(term) or term.startswith(w)) for w in stems)
+
+
+def _idf(sets: Sequence[frozenset[str]], stems: Sequence[str]) -> dict[str, float]:
+    n = len(sets)
+    return {s: math.log((n + 1) / (sum(1 for u in sets if holds(s, u)) + 0.5)) for s in stems}
+
+
+def _year_column(header: Span | None, row: Span, year: int | None) -> tuple[int, str] | None:
+    """(cell index, header cell) of the column of ``year``, else the first numeric column."""
+    if header is None:
+        return None
+    head, body = cells(header.text), cells(row.text)
+    if len(head) != len(body):
+        return None
+    numeric = [i for i, c in enumerate(body) if i > 0 and any(ch.isdigit() for ch in c)]
+    if year is not None:
+        hit = [i for i in numeric if str(year) in head[i]]
+        if hit:
+            return hit[0], head[hit[0]]
+    return (numeric[0], head[numeric[0]]) if numeric else None
+
+
+def _row_values(q: QuestionAnalysis, u: Unit, year: int | None) -> tuple[StatedValue, ...]:
+    col = _year_column(u.header, u.span, year)
+    scale = table_scale(u.context)
+    if q.value_kind is AnswerKind.COUNT and scale != 1.0 and "share" not in u.context.lower():
+        return ()  # a table "(In millions)" of money: its numbers are amounts, not counts
+    if col is None:
+        return tuple(values_of(q.value_kind, u.span.text, scale=scale, question_words=q.question.split()))
+    i, head = col
+    cell = cells(u.span.text)[i]
+    has_money = "$" in cell or "$" in u.span.text
+    found = values_of(q.value_kind, f"${cell}" if has_money and "$" not in cell else cell, scale=scale,
+                      question_words=q.question.split())
+    return tuple(v.model_copy(update={"period": head}) for v in found)
+
+
+def _asked_year(q: QuestionAnalysis) -> int | None:
+    for p in q.periods:
+        if p.fiscal_year:
+            return p.fiscal_year
+        if p.kind in (PeriodKind.MONTH_QUARTER, PeriodKind.DAY) and p.year:
+            return p.year
+    return None
+
+
+DocPeriods = dict[str, tuple[int | None, str | None]]  # doc id -> (fiscal year, fiscal period "FY" / "Q2" ...)
+TOKEN_RE = re.compile(r"(?u)\b\w\w+\b")
+
+
+def period_ok(q: QuestionAnalysis, s: Scored, docs: DocPeriods) -> bool:
+    """A number answers the asked period only if its unit names that year (a row: the column it is read from), or
+    names no year and comes from that fiscal year's own report (a 10-Q's "revenue was $41.1 billion" is not fiscal
+    2025's): otherwise it is a near miss, and a near miss is "not found"."""
+    year = _asked_year(q)
+    if year is None or q.value_kind not in (AnswerKind.AMOUNT, AnswerKind.COUNT, AnswerKind.PERCENT):
+        return True
+    text = (s.values[0].period or "") if s.unit.kind is UnitKind.ROW and s.values else s.unit.span.text
+    named = unit_years(text)
+    if named:
+        return year in named
+    fy, fp = docs.get(s.unit.doc_id, (None, None))
+    wanted = next((p for p in q.periods if p.fiscal_year == year), None)
+    if fy != year:
+        return False
+    if wanted is not None and wanted.kind is PeriodKind.FISCAL_YEAR:
+        return fp == "FY"
+    if wanted is not None and wanted.kind is PeriodKind.QUARTER:
+        return fp == f"Q{wanted.quarter}"
+    return True
+
+
+def unit_years(text: str) -> set[int]:
+    """The fiscal / calendar years a span names as periods (a year inside a full date such as "June 13, 2025" is a
+    day, not a period)."""
+    return {p.fiscal_year for p in find_periods(text) if p.fiscal_year is not None}
+
+
+def _counted(q: QuestionAnalysis, s: Scored, stem: Any) -> bool:
+    """A count written right before a word of the ask ("36,000 employees" for "how many employees")."""
+    if q.value_kind is not AnswerKind.COUNT:
+        return False
+    text = s.unit.span.text
+    for v in s.values:
+        i = text.find(v.text)
+        after = TOKEN_RE.findall(text[i + len(v.text):i + len(v.text) + 40].lower())[:2] if i >= 0 else []
+        if after and any(holds(t, frozenset(stem.stemWords(after))) for t in q.terms):
+            return True
+    return False
+
+
+def _names_head(q: QuestionAnalysis, text: str) -> bool:
+    if not q.head:
+        return False
+    asked = {w.lower().strip("'s?") for w in q.question.split()}
+    pattern = rf"\b([A-Z][\w-]+)\s+{re.escape(q.head[:PREFIX])}"
+    return any(m.group(1).lower() not in asked for m in re.finditer(pattern, text, re.I) if m.group(1)[0].isupper())
+
+
+def score_units(q: QuestionAnalysis, units: Sequence[Unit], stem: Any) -> list[Scored]:
+    stems = list(dict.fromkeys(q.terms))
+    sets = stem_sets([u.context for u in units], stem)
+    idf = _idf(sets, stems)
+    total = sum(idf.values()) or 1.0
+    year = _asked_year(q)
+    out: list[Scored] = []
+    for u, s in zip(units, sets, strict=True):
+        coverage = sum(w for t, w in idf.items() if holds(t, s)) / total if stems else 0.0
+        bonus = PERIOD_BONUS if year is not None and year in unit_years(u.context) else 0.0
+        if u.kind is UnitKind.ROW:
+            vals = _row_values(q, u, year)
+            label = stem_sets([cells(u.span.text)[0]], stem)[0]
+            bonus += LABEL_BONUS * sum(w for t, w in idf.items() if holds(t, label)) / total
+        else:
+            vals = tuple(values_of(q.value_kind, u.span.text, question_words=q.question.split()))
+            bonus += HEAD_NAME_BONUS if _names_head(q, u.span.text) else 0.0
+        scored = Scored(u, coverage, coverage + bonus - RANK_PENALTY * u.rank, vals)
+        if _counted(q, scored, stem):
+            scored = replace(scored, score=scored.score + COUNTED_BONUS)
+        out.append(scored)
+    return out
+
+
+def _quotes(u: Unit, doc_sha: str) -> list[Quote]:
+    role = "row" if u.kind is UnitKind.ROW else "evidence"
+    quotes = [Quote(doc_id=u.doc_id, start=u.span.start, end=u.span.end, text=u.span.text, doc_sha256=doc_sha,
+                    role=role)]
+    if u.header is not None:
+        quotes.append(Quote(doc_id=u.doc_id, start=u.header.start, end=u.header.end, text=u.header.text,
+                            doc_sha256=doc_sha, role="header"))
+    return quotes
+
+
+def _sentence_text(s: Scored) -> str:
+    u = s.unit
+    if u.kind is UnitKind.SENTENCE:
+        return u.span.text.strip()
+    label = cells(u.span.text)[0]
+    if s.values:
+        v = s.values[0]
+        scale = table_scale(u.context)
+        unit = "" if scale == 1.0 or re.search(r"(?i)thousand|million|billion", v.text) else f" {_scale_word(scale)}"
+        period = TABLE_SCALE_NOTE.sub("", v.period or "").strip()
+        return f"{label}: {v.text}{unit}{f' ({period})' if period else ''}."
+    return f"{label}: {' | '.join(cells(u.span.text)[1:])}."
+
+
+def _scale_word(scale: float) -> str:
+    return {1e3: "thousand", 1e6: "million", 1e9: "billion"}.get(scale, "")
+
+
+def extract(q: QuestionAnalysis, units: Sequence[Unit], texts: dict[str, str], stem: Any,
+            subject: str | None = None, doc_periods: DocPeriods | None = None) -> Extraction:
+    """The best answering unit(s) (module docstring); an empty ``sentences`` is "not found"."""
+    clean = [u for u in units if not is_instruction(u.context)]
+    scored = score_units(q, clean, stem)
+    qualifying = [s for s in scored if s.coverage >= MIN_COVERAGE]
+    need = needs_value(q.value_kind)
+    usable = [s for s in qualifying if (s.values or not need) and period_ok(q, s, doc_periods or {})]
+    usable.sort(key=lambda s: (-s.score, s.unit.rank, s.unit.span.start))
+    chosen = usable[:1]
+    if usable and q.value_kind in (AnswerKind.TEXT, AnswerKind.NAME, AnswerKind.YES_NO):
+        chosen += [s for s in usable[1:MAX_SENTENCES] if s.score >= SECOND_SENTENCE_SHARE * usable[0].score]
+    sentences = tuple(AnswerSentence(text=_sentence_text(s), method=Method.EXTRACTIVE, subject=subject,
+                                     quotes=_quotes(s.unit, sha256_hex(texts[s.unit.doc_id])),
+                                     values=list(s.values), score=round(s.score, 4)) for s in chosen)
+    best = max((s.coverage for s in scored), default=0.0)
+    return Extraction(sentences, len(qualifying), len(usable), len(units) - len(clean), best)

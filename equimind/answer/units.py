@@ -1,0 +1,148 @@
+"""Answer units of retrieved passages: sentences, and Markdown table rows with the header row that names their
+columns' periods and the caption line above the table.
+
+Every unit is a [start, end) span of the document's canonical text (so a quote of it passes ``verify_citation``
+exactly); a row's header is found in the full canonical text (the first line of the row's table block), even when
+the passage starts below it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from equimind.answer.record import PassageRead
+
+_SENT_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z$(\d\"“])")
+_SEPARATOR = re.compile(r"^\|(?:\s*:?-{3,}:?\s*\|)+\s*$")
+MAX_SENTENCE = 700
+
+
+class UnitKind(StrEnum):
+    SENTENCE = "sentence"
+    ROW = "row"
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Unit:
+    doc_id: str
+    kind: UnitKind
+    span: Span
+    passage: PassageRead
+    rank: int  # the passage's rank among the retrieved ones (0 = first)
+    header: Span | None = None
+    caption: Span | None = None
+
+    @property
+    def context(self) -> str:
+        """The text used for term matching: a row with its header and caption."""
+        parts = [self.caption.text if self.caption else "", self.header.text if self.header else "", self.span.text]
+        return "\n".join(p for p in parts if p)
+
+
+def cells(row: str) -> list[str]:
+    return [c.strip() for c in row.strip().strip("|").split("|")]
+
+
+def _line_bounds(text: str, pos: int) -> tuple[int, int]:
+    a = text.rfind("\n", 0, pos) + 1
+    b = text.find("\n", pos)
+    return a, len(text) if b < 0 else b
+
+
+def table_header(text: str, row_start: int) -> tuple[Span | None, Span | None]:
+    """(header row, caption line) of the table holding the row starting at ``row_start``."""
+    a = row_start
+    header: Span | None = None
+    while a > 0:
+        pa, pb = _line_bounds(text, a - 1)
+        line = text[pa:pb]
+        if not line.startswith("|"):
+            break
+        if not _SEPARATOR.match(line):
+            header = Span(pa, pb, line)
+        a = pa
+    caption: Span | None = None
+    back = a - 1
+    while back > 0:
+        pa, pb = _line_bounds(text, back - 1)
+        line = text[pa:pb].strip()
+        if line:
+            if not line.startswith("|"):
+                caption = Span(pa, pb, text[pa:pb])
+            break
+        back = pa - 1 if pa > 0 else 0
+        if pa == 0:
+            break
+    return header, caption
+
+
+def _sentences(text: str, a: int, b: int) -> list[Span]:
+    out: list[Span] = []
+    pos = a
+    for m in _SENT_END.finditer(text, a, b):
+        out.append(Span(pos, m.start(), text[pos:m.start()]))
+        pos = m.end()
+    if pos < b:
+        out.append(Span(pos, b, text[pos:b]))
+    return [s for s in out if s.text.strip() and len(s.text) <= MAX_SENTENCE]
+
+
+def passage_units(text: str, passage: PassageRead, rank: int) -> list[Unit]:
+    """The sentences and table rows of ``text[passage.start:passage.end]``."""
+    units: list[Unit] = []
+    pos = passage.start
+    while pos < passage.end:
+        a, b = _line_bounds(text, pos)
+        a, b = max(a, passage.start), min(b, passage.end)
+        line = text[a:b]
+        if line.startswith("|"):
+            if not _SEPARATOR.match(line) and b > a:
+                header, caption = table_header(text, a)
+                if header is not None:  # None: this line is the table's header row, not an answer
+                    units.append(Unit(passage.doc_id, UnitKind.ROW, Span(a, b, line), passage, rank, header,
+                                      caption))
+        else:
+            units.extend(Unit(passage.doc_id, UnitKind.SENTENCE, s, passage, rank) for s in _sentences(text, a, b))
+        pos = b + 1
+    return units
+
+
+def all_units(texts: dict[str, str], passages: Sequence[PassageRead]) -> list[Unit]:
+    """Units of every passage, each span once (overlapping passages share units), in passage order."""
+    seen: set[tuple[str, int, int]] = set()
+    out: list[Unit] = []
+    for rank, p in enumerate(passages):
+        for u in passage_units(texts[p.doc_id], p, rank):
+            key = (u.doc_id, u.span.start, u.span.end)
+            if key not in seen:
+                seen.add(key)
+                out.append(u)
+    return out
+
+
+def document_rows(text: str, doc_id: str, rank: int, ticker: str | None = None) -> list[Unit]:
+    """Every Markdown table row of a whole document (with header and caption), each as its own one-row passage:
+    the table lookup a numeric ask falls back to when the retrieved passages name the metric but state no value."""
+    out: list[Unit] = []
+    pos = 0
+    n = len(text)
+    while pos < n:
+        b = text.find("\n", pos)
+        b = n if b < 0 else b
+        if text.startswith("|", pos) and not _SEPARATOR.match(text[pos:b]):
+            header, caption = table_header(text, pos)
+            if header is not None:
+                p = PassageRead(doc_id=doc_id, start=pos, end=b, score=0.0, ticker=ticker)
+                out.append(Unit(doc_id, UnitKind.ROW, Span(pos, b, text[pos:b]), p, rank, header, caption))
+        pos = b + 1
+    return out

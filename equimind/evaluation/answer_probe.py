@@ -1,0 +1,141 @@
+"""Answer correctness of the answer path (``equimind.answer.Answerer``) over the golden set, per question type.
+
+Each golden question is searched through the product's search (``EquiMindEngine.search``, once per ticker of the
+question with that ticker as the filter, so each compared company gets its own passages), answered at ``AS_OF``
+and judged:
+
+* **numeric_xbrl** — correct when a figure / stated value of the answer equals the gold XBRL value (relative
+  tolerance ``REL_TOL``, after unit and scale normalisation), or a cited span overlaps a gold span;
+* **factual** — correct when a cited span overlaps a gold span, or (an XBRL answer cites no span) a figure equals a
+  number of the gold answer text at that number's precision;
+* **comparison** — correct when every side is answered and each side's citation / value is judged as above;
+  ``both_answered`` counts the supported ones;
+* **absent** — correct when refused.
+
+Otherwise an answered question is *wrong* and a refused answerable question a *false refusal*. Wilson 95 % intervals
+for the correct share. No question text, company or year is special-cased anywhere in the answer path.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from datetime import date
+from typing import Any
+
+from equimind.answer.record import Answer
+from equimind.answer.values import SCALES
+from equimind.evaluation.golden import GoldenQuestion, ResolvedSpan
+from equimind.models import FilterSpec
+
+AS_OF = date(2025, 9, 30)
+REL_TOL = 0.001
+_GOLD_NUM = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*(thousand|million|billion|trillion)?", re.I)
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return (0.0, 0.0)
+    p = k / n
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return (round(max(0.0, mid - half), 3), round(min(1.0, mid + half), 3))
+
+
+def gold_numbers(text: str) -> list[tuple[float, float]]:
+    """(value, half a unit of its last digit) of each number in a gold answer ("$95.0 billion" -> (95e9, 0.05e9))."""
+    out: list[tuple[float, float]] = []
+    for m in _GOLD_NUM.finditer(text or ""):
+        raw, word = m.group(1), (m.group(2) or "").lower()
+        scale = SCALES.get(word, 1.0)
+        decimals = len(raw.split(".")[1]) if "." in raw else 0
+        out.append((float(raw.replace(",", "")) * scale, 0.5 * 10 ** -decimals * scale))
+    return out
+
+
+def answer_numbers(ans: Answer) -> list[float]:
+    nums = [f.value for s in ans.sentences for f in s.figures]
+    nums += [v.number for s in ans.sentences for v in s.values if v.number is not None]
+    return nums
+
+
+def cites_gold(ans: Answer, spans: Sequence[Sequence[ResolvedSpan]]) -> bool:
+    quotes = [q for s in ans.sentences for q in s.quotes]
+    return any(q.doc_id == g.doc_id and min(q.end, g.end) > max(q.start, g.start)
+               for q in quotes for item in spans for g in item)
+
+
+def value_matches(ans: Answer, q: GoldenQuestion) -> bool:
+    nums = answer_numbers(ans)
+    if q.xbrl and "value" in q.xbrl:
+        gold = float(q.xbrl["value"])
+        return any(abs(n - gold) <= REL_TOL * abs(gold) for n in nums)
+    return any(abs(n - g) <= tol for n in nums for g, tol in gold_numbers(q.answer or "") if g >= 10)
+
+
+def judge(q: GoldenQuestion, ans: Answer, spans: Sequence[Sequence[ResolvedSpan]]) -> str:
+    """correct / wrong / refused (refused on an absent question is correct)."""
+    if q.absent:
+        return "correct" if ans.refused else "wrong"
+    if ans.refused:
+        return "refused"
+    ok = cites_gold(ans, spans) or value_matches(ans, q)
+    if q.qtype == "comparison":
+        sides = {s.subject for s in ans.sentences}
+        ok = ok and ans.support.value == "supported" and len(sides) >= 2
+    return "correct" if ok else "wrong"
+
+
+def run_probe(engine: Any, answerer: Any, questions: Sequence[GoldenQuestion],
+              spans: dict[str, list[list[ResolvedSpan]]], as_of: date = AS_OF) -> dict[str, Any]:
+    """Answer and judge every question; per-type tallies plus one row per question."""
+    rows: list[dict[str, Any]] = []
+    for q in questions:
+        hits = [h for t in q.tickers for h in engine.search(q.question, FilterSpec(tickers=(t,))).hits]
+        ans: Answer = answerer.answer(q.question, q.tickers[0], as_of, hits)
+        verdict = judge(q, ans, spans.get(q.id, []))
+        rows.append({"id": q.id, "type": q.qtype, "question": q.question, "gold": q.answer, "verdict": verdict,
+                     "support": ans.support.value, "kind": ans.kind.value,
+                     "methods": [s.method.value for s in ans.sentences], "answer": ans.text[:400],
+                     "refusal": ans.refusal.reason.value if ans.refusal else None,
+                     "refusal_message": ans.refusal.message[:300] if ans.refusal else None,
+                     "gold_reached": _reached(hits, spans.get(q.id, []))})
+    return {"by_type": tally(rows), "misses_by_cause": misses(rows), "rows": rows}
+
+
+def misses(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """Why answerable questions were missed: the refusal's reason, or for a wrong answer whether the search reached a
+    gold span at all (retrieval miss) or the answerer chose another sentence / row (selection miss); an answered
+    absent question counts as ``answered_absent``."""
+    out: dict[str, int] = {}
+    for r in rows:
+        if r["verdict"] == "correct":
+            continue
+        if r["type"] == "absent":
+            cause = "answered_absent"
+        elif r["verdict"] == "refused":
+            cause = f"refused: {r['refusal']}" + ("" if r["gold_reached"] else " (gold not retrieved)")
+        else:
+            cause = "wrong: selection miss" if r["gold_reached"] else "wrong: gold not retrieved"
+        out[cause] = out.get(cause, 0) + 1
+    return dict(sorted(out.items()))
+
+
+def _reached(hits: Sequence[Any], spans: Sequence[Sequence[ResolvedSpan]]) -> bool:
+    return any(h.document.doc_id == g.doc_id and min(h.parent_end, g.end) > max(h.parent_start, g.start)
+               for h in hits for item in spans for g in item)
+
+
+def tally(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for qtype in [*sorted({r["type"] for r in rows}), "all_answerable"]:
+        mine = [r for r in rows if r["type"] == qtype or (qtype == "all_answerable" and r["type"] != "absent")]
+        n = len(mine)
+        counts = {v: sum(1 for r in mine if r["verdict"] == v) for v in ("correct", "wrong", "refused")}
+        out[qtype] = {"n": n, **counts, "correct_share": round(counts["correct"] / n, 3) if n else None,
+                      "correct_ci95": wilson(counts["correct"], n),
+                      "false_refusal_share": (round(counts["refused"] / n, 3) if n and qtype != "absent" else None),
+                      "gold_reached": sum(1 for r in mine if r["gold_reached"])}
+    return out

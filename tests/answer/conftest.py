@@ -1,0 +1,59 @@
+"""Answer-path fixtures: a small real store (the recorded NVIDIA 10-K and 10-Q ingested with the project's pipeline:
+real SQLite, Chroma and bm25s in a temp home, the fast hash embedder), the real hybrid search over it, and the
+recorded SEC companyfacts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from equimind.answer.answerer import Answerer
+from equimind.config import Settings
+from equimind.models import FilterSpec, SearchHit
+
+AS_OF = date(2025, 9, 30)
+TOP_K = 20  # hits handed to the answerer (the hash embedder ranks worse than the product's model)
+
+
+def open_hash_services(home: Path, corpus: Path) -> Any:
+    from equimind.ingest.tokens import WhitespaceTokenizer
+    from equimind.retrieval.embed import HashEmbedder
+    from equimind.retrieval.rerank import FixedScoreReranker
+    from equimind.services import open_services
+
+    return open_services(Settings(home=home, snapshot=corpus), embedder=HashEmbedder(),
+                         reranker=FixedScoreReranker({}, unavailable="no cross-encoder in tests"),
+                         tokenizer=WhitespaceTokenizer())
+
+
+@pytest.fixture(scope="session")
+def nvda_services(tmp_path_factory: pytest.TempPathFactory, corpus_dir: Path) -> Any:
+    from equimind.evaluation.golden import snapshot_documents
+
+    services = open_hash_services(tmp_path_factory.mktemp("answer") / "home", corpus_dir)
+    services.pipeline().run(snapshot_documents(corpus_dir, ["NVDA"]))
+    return services
+
+
+@pytest.fixture(scope="session")
+def facts(corpus_dir: Path) -> Any:
+    from equimind.sources.market_snapshot import SnapshotSec
+
+    return SnapshotSec(corpus_dir)
+
+
+@pytest.fixture()
+def search(nvda_services: Any) -> Callable[[str], list[SearchHit]]:
+    from equimind.engine import EquiMindEngine
+
+    engine = EquiMindEngine(nvda_services)
+    return lambda q: engine.search(q, FilterSpec(tickers=("NVDA",)), top_k=TOP_K).hits
+
+
+@pytest.fixture()
+def answerer(nvda_services: Any, facts: Any) -> Answerer:
+    return Answerer(nvda_services.docstore, facts)

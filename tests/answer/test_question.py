@@ -1,0 +1,69 @@
+"""Question analysis: answer type, metric, periods, comparisons (pure functions of the text)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from equimind.answer.concepts import find_metrics
+from equimind.answer.periods import PeriodKind, find_periods
+from equimind.answer.question import analyse_question
+from equimind.answer.record import AnswerKind
+from equimind.answerability import Subject, name_words
+
+NVDA = Subject("NVDA", name_words("NVDA", "NVIDIA CORP"))
+AAPL = Subject("AAPL", name_words("AAPL", "Apple Inc."))
+META = Subject("META", name_words("META", "Meta Platforms, Inc."))
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("How many people work at NVIDIA?", AnswerKind.COUNT),
+    ("How much did NVIDIA spend on research and development in fiscal 2025?", AnswerKind.AMOUNT),
+    ("How quickly did NVIDIA's data center business grow in fiscal 2025?", AnswerKind.PERCENT),
+    ("When was NVIDIA incorporated?", AnswerKind.DATE),
+    ("Which new GPU architecture did NVIDIA introduce?", AnswerKind.NAME),
+    ("Where is NVIDIA based?", AnswerKind.NAME),
+    ("Did NVIDIA sell any H20 chips in the July 2025 quarter?", AnswerKind.YES_NO),
+    ("What was NVIDIA's data center revenue in fiscal 2025?", AnswerKind.AMOUNT),
+    ("What lifted NVIDIA's gross margin?", AnswerKind.TEXT),
+    ("How large is NVIDIA's workforce?", AnswerKind.COUNT),
+    ("Should I buy NVIDIA?", AnswerKind.DECISION),
+])
+def test_answer_type(question: str, kind: AnswerKind) -> None:
+    assert analyse_question(question, NVDA).kind is kind
+
+
+def test_reported_metric_is_an_xbrl_ask_but_a_segment_or_qualifier_is_not() -> None:
+    plain = analyse_question("What was Apple's net income in fiscal 2024?", AAPL)
+    assert plain.xbrl and plain.metric is not None and plain.metric.metric.key == "net_income"
+    assert plain.periods[0].kind is PeriodKind.FISCAL_YEAR and plain.periods[0].fiscal_year == 2024
+    segment = analyse_question("What was NVIDIA's data center revenue in fiscal 2025?", NVDA)
+    assert not segment.xbrl and segment.metric is not None and set(segment.leftover) == {"data", "center"}
+    assert not analyse_question("How much deferred revenue did NVIDIA carry at January 26, 2025?", NVDA).xbrl
+    assert analyse_question("How much did NVIDIA earn in fiscal 2025?", NVDA).metric.metric.key == "net_income"  # type: ignore[union-attr]
+
+
+def test_metric_phrases_longest_first() -> None:
+    assert [m.metric.key for m in find_metrics("diluted earnings per share and deferred revenue")] == [
+        "eps_diluted", "revenue"]
+    assert [m.metric.key for m in find_metrics("R&D expense and capital expenditures")] == ["rnd", "capex"]
+
+
+def test_periods() -> None:
+    q2 = find_periods("total revenue in the second quarter of fiscal 2026")
+    assert q2[0].kind is PeriodKind.QUARTER and (q2[0].quarter, q2[0].fiscal_year) == (2, 2026)
+    mq = find_periods("Did it sell chips in the July 2025 quarter?")
+    assert mq[0].kind is PeriodKind.MONTH_QUARTER and (mq[0].month, mq[0].year) == (7, 2025)
+    ytd = find_periods("capex in the first six months of 2025")
+    assert ytd[0].kind is PeriodKind.YEAR_TO_DATE and (ytd[0].months, ytd[0].fiscal_year) == (6, 2025)
+    day = find_periods("deferred revenue at June 30, 2025")
+    assert day == [day[0]] and day[0].kind is PeriodKind.DAY and day[0].day == date(2025, 6, 30)
+    assert [p.fiscal_year for p in find_periods("FY2024 versus fiscal year 2025")] == [2024, 2025]
+
+
+def test_comparison_of_two_companies_needs_counts_for_a_workforce() -> None:
+    q = analyse_question("Compare the headcounts of NVIDIA and Meta.", NVDA, [META])
+    assert q.kind is AnswerKind.COMPARISON and q.ask.co_subjects == ("META",) and q.value_kind is AnswerKind.COUNT
+    two_periods = analyse_question("Was NVIDIA's revenue in fiscal 2025 higher than in fiscal 2024?", NVDA)
+    assert two_periods.kind is AnswerKind.COMPARISON and len(two_periods.periods) == 2
