@@ -29,7 +29,7 @@ from equimind.agents.verify import ClaimVerifier
 from equimind.citations import CitationVerifier, TextLookup
 from equimind.config import Settings
 from equimind.errors import ConfigError, NotFoundError, ParseError
-from equimind.models import Claim, Degradation, EvidenceNode, Figure, JudgeSynthesis, Rating, Speaker
+from equimind.models import Claim, Degradation, Degradations, EvidenceNode, Figure, JudgeSynthesis, Rating, Speaker
 from equimind.timeguard import split_by_as_of
 
 logger = logging.getLogger(__name__)
@@ -74,13 +74,13 @@ class RunState:
     figures: list[Figure]
     analysis: Analysis
     checker: ClaimVerifier
-    degraded: list[Degradation] = field(default_factory=list)
+    degraded: Degradations = field(default_factory=Degradations)
     calls: list[CallRecord] = field(default_factory=list)
     pool: list[VerifiedClaim] = field(default_factory=list)
     trimmed: int = 0
 
     def degrade(self, capability: str, reason: str) -> None:
-        self.degraded.append(Degradation(capability=capability, reason=reason))
+        self.degraded.add(capability, reason)
 
     def add(self, claims: Sequence[DraftClaim]) -> None:
         """Verify, then pool (failures are dropped and counted by the checker)."""
@@ -268,7 +268,7 @@ class DebateEngine:
                                    reasoning=[*state.checker.drops.reasons, f"Refused: {reason}."])
         return DebateOutcome(bull_case=bull, bear_case=bear, judge=synthesis, rating=None, conviction=0.0,
                              thesis=f"No recommendation: {reason}.", dropped_claims=state.checker.drops.count,
-                             refused=True, refusal_reason=reason, degraded=tuple(state.degraded),
+                             refused=True, refusal_reason=reason, degraded=tuple(state.degraded.items()),
                              prompt_hashes=self._hashes(), usage=self._usage(state),
                              provider=self.llm.label if self.llm else "offline")
 
@@ -282,7 +282,8 @@ class DebateEngine:
         return DebateOutcome(bull_case=bull, bear_case=bear, judge=replace_thesis(synthesis, thesis),
                              rating=verdict.rating, conviction=verdict.conviction, thesis=thesis,
                              dropped_claims=state.checker.drops.count, refused=False, refusal_reason=None,
-                             degraded=tuple(state.degraded), prompt_hashes=self._hashes(), usage=self._usage(state),
+                             degraded=tuple(state.degraded.items()), prompt_hashes=self._hashes(),
+                             usage=self._usage(state),
                              provider=self.llm.label if self.llm else "offline", score=verdict.score)
 
 

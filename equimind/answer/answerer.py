@@ -25,6 +25,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from equimind.answer.extract import extract
+from equimind.answer.llm_answer import LLMAnswerError
 from equimind.answer.question import QuestionAnalysis, analyse_question
 from equimind.answer.record import (
     NO_VALUE_OF_TYPE_TEXT,
@@ -38,7 +39,8 @@ from equimind.answer.record import (
 )
 from equimind.answer.units import all_units, document_rows
 from equimind.answer.xbrl_answer import FactsSource, xbrl_answer
-from equimind.answerability import Subject
+from equimind.answerability.analysis import Subject
+from equimind.answerability.check import AnswerabilityCheck
 from equimind.citations import CitationVerifier
 from equimind.errors import ConfigError, NotFoundError
 from equimind.models import EvidenceNode, SearchHit
@@ -89,7 +91,6 @@ class Answerer:
     def __init__(self, docstore: DocStore, facts: FactsSource | None = None, llm: LLMAnswerer | None = None) -> None:
         import Stemmer
 
-        from equimind.answerability_check import AnswerabilityCheck
 
         self.docstore = docstore
         self.facts = facts
@@ -167,8 +168,6 @@ class Answerer:
         return Side((result.sentence,), None, result.reason)
 
     def _llm(self, q: QuestionAnalysis, key: str, passages: Sequence[PassageRead], degraded: list[str]) -> Side | None:
-        from equimind.answer.llm_answer import LLMAnswerError
-
         assert self.llm is not None
         try:
             res = self.llm.run(q, passages, CitationVerifier(self.docstore), self._stem, key)

@@ -21,10 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from equimind.agents.llm import classify
+from equimind.agents.providers import build_model, model_settings
 from equimind.answer.question import QuestionAnalysis
 from equimind.answer.record import AnswerSentence, Method, PassageRead, Quote
 from equimind.answer.values import is_instruction, numbers_in, table_scale
-from equimind.answerability import stem_sets
+from equimind.answerability.analysis import stem_sets
 from equimind.citations import CitationVerifier
 from equimind.errors import SourceError
 
@@ -102,7 +104,6 @@ class LLMAnswerer:
     @classmethod
     def from_config(cls, config: LLMConfig) -> LLMAnswerer:
         """Any provider the project supports (``agents.providers``), with its timeout and bounded retries."""
-        from equimind.agents.providers import build_model, model_settings
 
         return cls(build_model(config), settings=model_settings(config), output_retries=config.retries)
 
@@ -123,7 +124,6 @@ class LLMAnswerer:
     def _call(self, prompt: str) -> LLMAnswerOutput:
         from pydantic_ai import capture_run_messages
 
-        from equimind.agents.llm import classify
 
         with capture_run_messages() as messages:
             try:

@@ -2,8 +2,8 @@
 names, and whether it compares two companies or two periods.
 
 The decision-vs-specific split, the focus terms and the companies the question compares are the answerability
-analysis's (``equimind.answerability.analyse``, ADR 0006); this module adds only the answer type, the metric and
-the periods. Rules, first match wins (on the ask's lower-case words):
+analysis's (``equimind.answerability.analysis.analyse``, ADR 0006); this module adds only the answer type, the metric
+and the periods. Rules, first match wins (on the ask's lower-case words):
 
 * ``how many`` -> count; ``how much`` / ``how large|big`` -> an amount, or a count when the noun counted is a
   count noun (employees, members, vehicles ...), or a percent when the ask is about growth ("how much did X grow");
@@ -27,7 +27,7 @@ from typing import Any
 from equimind.answer.concepts import METRIC_VERBS, SHARES, MetricMatch, find_metrics
 from equimind.answer.periods import Period, find_periods
 from equimind.answer.record import AnswerKind
-from equimind.answerability import TOKEN, AskAnalysis, AskKind, Subject, analyse
+from equimind.answerability.analysis import TOKEN, AskAnalysis, AskKind, Subject, analyse
 
 
 def _wordset(text: str) -> frozenset[str]:

@@ -10,7 +10,7 @@ from equimind.answer.concepts import find_metrics
 from equimind.answer.periods import PeriodKind, find_periods
 from equimind.answer.question import analyse_question
 from equimind.answer.record import AnswerKind
-from equimind.answerability import Subject, name_words
+from equimind.answerability.analysis import Subject, name_words
 
 NVDA = Subject("NVDA", name_words("NVDA", "NVIDIA CORP"))
 AAPL = Subject("AAPL", name_words("AAPL", "Apple Inc."))
