@@ -15,6 +15,9 @@ from pydantic import BaseModel, Field
 
 from equimind.analytics.market import DEFAULT_LOOKBACK_DAYS, MarketReport, market_report
 from equimind.analytics.price_series import PriceSeries
+from equimind.answer.answerer import check_question
+from equimind.answer.company import resolve_company
+from equimind.answer.record import Answer
 from equimind.citations import CitationCheck, verify_citation
 from equimind.config import Settings
 from equimind.errors import ConfigError, EquiMindError, NotFoundError
@@ -156,6 +159,28 @@ class EquiMindEngine:
 
         return ResearchRun(self.services, self.known_ticker(ticker), question, as_of or date.today(), on_event,
                            search=search).run()
+
+    def ask(self, question: str, ticker: str | None = None, as_of: date | None = None, *,
+            on_event: EventSink | None = None) -> Answer:
+        """A direct, cited answer to a specific ask (or a refusal naming what was searched and what is missing).
+        With no ticker, the company comes from the question's words (stored companies, then the SEC ticker map)."""
+        check_question(question, ticker or "-")
+        t = self.known_ticker(ticker) if ticker else self.company_of(question)
+
+        def search(text: str, flt: FilterSpec) -> SearchResult:
+            return self.search(text, flt, mode=None, top_k=self.settings.top_k)
+
+        return ResearchRun(self.services, t, question, as_of or date.today(), on_event, search=search).answer()
+
+    def company_of(self, question: str) -> str:
+        """The ticker of the one company ``question`` names; ConfigError listing the candidates when ambiguous."""
+        stored = dict.fromkeys((r.ticker, r.company) for r in self.services.docstore.list_documents() if r.ticker)
+        try:
+            tickers = self.services.sources.ticker_map()
+        except EquiMindError as exc:  # live mode without an SEC identity: only the store's companies are known
+            log.warning("no SEC ticker map to resolve the question's company: %s", exc)
+            tickers = {}
+        return resolve_company(question, stored, tickers).ticker
 
     # --- read paths the interfaces share (added by the thin-interfaces refactor) ----------------------------------
     def stored_tickers(self) -> list[str]:

@@ -13,7 +13,7 @@ from datetime import date
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, SerializeAsAny
 
 
 def sha256_hex(*parts: str) -> str:
@@ -361,6 +361,7 @@ class Recommendation(BaseModel):
     thesis: str
     refused: bool = False
     refusal_reason: str | None = None
+    answer: SerializeAsAny[BaseModel] | None = None  # a specific ask's Answer (equimind/answer/record.py)
     bull_case: list[Claim] = Field(default_factory=list)
     bear_case: list[Claim] = Field(default_factory=list)
     judge: JudgeSynthesis | None = None

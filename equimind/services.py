@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from equimind.agents.llm_factory import model_for_settings  # pydantic-ai and the provider SDKs
-from equimind.agents.providers import resolve_api_key
+from equimind.agents.providers import LLMConfig, model_settings, resolve_api_key
+from equimind.answer.answerer import Answerer
+from equimind.answer.llm_answer import LLMAnswerer
 from equimind.backtest.store import BacktestStore
 from equimind.config import Settings
 from equimind.ingest.chunk import ParentChildChunker
@@ -95,6 +97,17 @@ class Services:
         if self._llm is None:
             self._llm = model_for_settings(self.settings)
         return self._llm
+
+    def answerer(self) -> Answerer:
+        """The answer path's entry point: companyfacts from this mode's sources, the LLM answerer of the configured
+        provider (none for the offline analyst), the per-home answerability term cache."""
+        model, _ = self.llm
+        llm = None
+        if model is not None:
+            config = LLMConfig.from_settings(self.settings, api_key=self.llm_api_key())
+            llm = LLMAnswerer(model, settings=model_settings(config), output_retries=config.retries)
+        return Answerer(self.docstore, facts=self.sources.market.facts, llm=llm,
+                        terms_cache=self.answerability_terms)
 
     def llm_api_key(self) -> str | None:
         return resolve_api_key(self.settings.provider, self.settings.api_key_env())

@@ -19,7 +19,7 @@ Passages filed after the as-of date are dropped before anything reads them.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any
@@ -41,6 +41,7 @@ from equimind.answer.units import all_units, document_rows
 from equimind.answer.xbrl_answer import FactsSource, xbrl_answer
 from equimind.answerability.analysis import Subject
 from equimind.answerability.check import AnswerabilityCheck
+from equimind.answerability.index import DocTerms
 from equimind.citations import CitationVerifier
 from equimind.errors import ConfigError, NotFoundError
 from equimind.models import EvidenceNode, SearchHit
@@ -88,14 +89,14 @@ class Side:
 
 
 class Answerer:
-    def __init__(self, docstore: DocStore, facts: FactsSource | None = None, llm: LLMAnswerer | None = None) -> None:
+    def __init__(self, docstore: DocStore, facts: FactsSource | None = None, llm: LLMAnswerer | None = None,
+                 terms_cache: MutableMapping[str, DocTerms] | None = None) -> None:
         import Stemmer
-
 
         self.docstore = docstore
         self.facts = facts
         self.llm = llm
-        self.check = AnswerabilityCheck(docstore)
+        self.check = AnswerabilityCheck(docstore, terms_cache)
         self._stem = Stemmer.Stemmer("english")
 
     def answer(self, question: str, ticker: str, as_of: date, hits: Sequence[Hit], *,

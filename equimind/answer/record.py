@@ -136,6 +136,9 @@ class Answer(BaseModel):
     dropped_sentences: int = 0
     analysis: dict[str, Any] = Field(default_factory=dict)  # the question analysis, for the log
     degraded: list[str] = Field(default_factory=list)  # capabilities unavailable and why (e.g. no companyfacts)
+    # set by ``equimind ask`` (research/run.py): the DB-first loop's rounds (queries, hits, fetches) and stage timings
+    agentic_rag: list[dict[str, Any]] = Field(default_factory=list)
+    timings_ms: dict[str, float] = Field(default_factory=dict)
 
     @property
     def refused(self) -> bool:

@@ -12,6 +12,9 @@ from typing import Any
 
 from equimind.agents.critic import CriticVerdict
 from equimind.agents.debate import DebateEngine
+from equimind.answer.answerer import Answerer
+from equimind.answer.record import Answer
+from equimind.answerability.analysis import AskKind
 from equimind.answerability.check import AnswerabilityCheck, AnswerabilityVerdict
 from equimind.memory.store import MemoryStore
 from equimind.models import AgenticRAGReport, EvidenceNode, Figure, JudgeSynthesis, Recommendation
@@ -38,6 +41,7 @@ class Concluder:
     memory: MemoryStore
     provider: str
     emit: Emitter
+    answerer: Callable[[], Answerer] | None = None  # a specific ask is answered (issue 14), not rated
 
     def conclude(self, ask: Ask, state: RunState, converged: bool, verdict: CriticVerdict,
                  evidence: list[EvidenceNode], figures: list[Figure], t_all: float) -> Recommendation:
@@ -49,7 +53,9 @@ class Concluder:
         state.time("compress", t0)
 
         answer = self._answerability(ask, state, nodes)
-        if answer.answerable:
+        if answer.answerable and answer.analysis.kind is AskKind.SPECIFIC and self.answerer is not None:
+            fields = self._answer_fields(ask, state, nodes)
+        elif answer.answerable:
             t0 = time.perf_counter()
             outcome = self.debate().run(ask.ticker, ask.question, ask.as_of, list(comp.kept), figures)
             state.time("debate", t0)
@@ -70,8 +76,8 @@ class Concluder:
                              agentic_rag=agentic, degraded=state.degraded.items(), timings_ms=dict(state.timings),
                              **fields)
         self._remember(ask, comp.kept, rec)
-        self.emit(ResearchStage.DONE, f"{rec.rating.value if rec.rating else 'REFUSED'} conviction "
-                  f"{rec.conviction:.2f}", None)
+        ended = rec.rating.value if rec.rating else "REFUSED" if rec.refused else "ANSWERED"
+        self.emit(ResearchStage.DONE, f"{ended} conviction {rec.conviction:.2f}", None)
         return rec
 
     def _answerability(self, ask: Ask, state: RunState, evidence: list[EvidenceNode]) -> AnswerabilityVerdict:
@@ -86,6 +92,26 @@ class Concluder:
             msg = f"specific ask not answered by the evidence: refusing ({answer.rule})"
         self.emit(ResearchStage.ANSWERABILITY, msg, None, **answer.to_log())
         return answer
+
+    def direct_answer(self, ask: Ask, state: RunState, evidence: list[EvidenceNode]) -> Answer:
+        """The Answer to a specific ask over the run's final evidence (``equimind ask`` and research)."""
+        assert self.answerer is not None
+        t0 = time.perf_counter()
+        ans = self.answerer().answer(ask.question, ask.ticker, ask.as_of, evidence, company=state.company)
+        state.time("answer", t0)
+        said = ans.text or (ans.refusal.message if ans.refusal else "")
+        self.emit(ResearchStage.ANSWER, f"{ans.support.value}: {said}"[:300], None, support=ans.support.value,
+                  sentences=len(ans.sentences))
+        return ans
+
+    def _answer_fields(self, ask: Ask, state: RunState, evidence: list[EvidenceNode]) -> dict[str, Any]:
+        """The Recommendation fields of a specific ask: the answer, no rating and no debate."""
+        ans = self.direct_answer(ask, state, evidence)
+        reason = ans.refusal.message if ans.refusal else None
+        return {"rating": None, "conviction": 0.0, "thesis": ans.text or f"No answer: {reason}.",
+                "refused": ans.refused, "refusal_reason": reason, "answer": ans, "bull_case": [], "bear_case": [],
+                "judge": None, "degraded": [], "dropped_claims": ans.dropped_sentences, "provider": self.provider,
+                "prompt_hashes": {}, "usage": {}}
 
     def _refusal_fields(self, answer: AnswerabilityVerdict) -> dict[str, Any]:
         """The Recommendation fields of an answerability refusal: no debate ran, so there are no cases."""

@@ -21,6 +21,7 @@ class ResearchStage(StrEnum):
     CURATE = "curate"
     COMPRESS = "compress"
     ANSWERABILITY = "answerability"
+    ANSWER = "answer"
     DEBATE = "debate"
     DONE = "done"
 

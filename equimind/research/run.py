@@ -7,13 +7,14 @@ import time
 from datetime import date
 from typing import TYPE_CHECKING
 
-from equimind.agents.critic import RAGCriticAgent
+from equimind.agents.critic import CriticVerdict, RAGCriticAgent
 from equimind.agents.debate import DebateEngine
 from equimind.agents.rewriter import QueryRewriter
 from equimind.analytics.market import MarketReport
+from equimind.answer.record import Answer
 from equimind.answerability.check import AnswerabilityCheck
 from equimind.errors import ConfigError
-from equimind.models import Figure, Recommendation
+from equimind.models import EvidenceNode, Figure, Recommendation
 from equimind.research.conclude import Ask, Concluder
 from equimind.research.events import Emitter, EventSink, ResearchStage
 from equimind.research.fetch import Fetcher
@@ -42,6 +43,22 @@ class ResearchRun:
 
     def run(self) -> Recommendation:
         t_all = time.perf_counter()
+        converged, verdict, evidence = self._gather()
+        return self._concluder().conclude(self.ask, self.state, converged, verdict, evidence, self.figures(), t_all)
+
+    def answer(self) -> Answer:
+        """The direct answer to a specific ask over the same DB-first retrieval (on-demand fetch included); the
+        answerability refusal (ADR 0006) applies first, a decision ask is refused with the command that rates it."""
+        t_all = time.perf_counter()
+        _, _, evidence = self._gather()
+        concluder = self._concluder()
+        ans = concluder.direct_answer(self.ask, self.state, filter_dated(evidence, self.ask.as_of))
+        self.state.timings["total"] = round((time.perf_counter() - t_all) * 1000, 2)
+        extra = [str(d) for d in self.state.degraded.items() if str(d) not in ans.degraded]
+        return ans.model_copy(update={"degraded": [*ans.degraded, *extra], "timings_ms": dict(self.state.timings),
+                                      "agentic_rag": [log.model_dump(mode="json") for log in self.state.logs]})
+
+    def _gather(self) -> tuple[bool, CriticVerdict, list[EvidenceNode]]:
         s = self.services
         sources = s.sources
         self.state.degraded.extend(sources.market.unavailable)
@@ -59,8 +76,7 @@ class ResearchRun:
                             state=self.state, emit=self.emit, doc_sha=s.doc_sha)
         converged, verdict = loop.run()
         loop.ensure_figures()
-        evidence = loop.final_evidence()
-        return self._concluder().conclude(self.ask, self.state, converged, verdict, evidence, self.figures(), t_all)
+        return converged, verdict, loop.final_evidence()
 
     def _concluder(self) -> Concluder:
         s = self.services
@@ -68,7 +84,7 @@ class ResearchRun:
             compressor=ContextCompressor.from_settings(self.settings, s.tokenizer),
             answerability=AnswerabilityCheck(s.docstore, s.answerability_terms),
             debate=lambda: DebateEngine.from_settings(self.settings, s.docstore, api_key=s.llm_api_key()),
-            memory=s.memory, provider=self.settings.provider, emit=self.emit)
+            memory=s.memory, provider=self.settings.provider, emit=self.emit, answerer=s.answerer)
 
     def _load_cached_report(self) -> None:
         """DB-first figures: reuse the market report computed by an earlier run for the same ticker and as-of."""

@@ -119,6 +119,10 @@ class SnapshotSec:
             raise NotFoundError(f"{path} is missing; the snapshot needs sec/company_tickers.json")
         return parse_ticker_map(load_json_file(str(path)))
 
+    def ticker_map(self) -> dict[str, TickerInfo]:
+        """Every ticker of the recorded SEC map with its registrant (what a question's company words resolve to)."""
+        return dict(self._tickers)
+
     def resolve(self, ticker: str) -> TickerInfo:
         t = normalise_ticker(ticker)
         info = self._tickers.get(t)

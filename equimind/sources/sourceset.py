@@ -40,6 +40,8 @@ Item = Document | SourceFailure
 class TickerResolver(Protocol):
     def resolve(self, ticker: str) -> TickerInfo: ...
 
+    def ticker_map(self) -> dict[str, TickerInfo]: ...
+
 
 class FilingFeed(Protocol):
     """Where filings come from in this mode."""
@@ -138,6 +140,12 @@ class SourceSet:
         if self.resolver is None:
             raise self.resolver_refusal or ConfigError("no ticker resolver in this mode")
         return self.resolver.resolve(ticker)
+
+    def ticker_map(self) -> dict[str, TickerInfo]:
+        """The SEC ticker map of this mode (recorded, or live); the live refusal when no SEC client exists."""
+        if self.resolver is None:
+            raise self.resolver_refusal or ConfigError("no ticker resolver in this mode")
+        return self.resolver.ticker_map()
 
     def close(self) -> None:
         for c in self._closers:

@@ -29,7 +29,11 @@ def progress_printer() -> Callable[[ResearchEvent], None]:
 
 
 def recommendation(rec: Recommendation) -> None:
-    if rec.refused or rec.rating is None:
+    if rec.answer is not None:  # a specific ask: the direct answer, not a rating
+        from equimind.interfaces.cli.render_answer import answer  # same package, Rich only
+
+        answer(rec.answer)  # type: ignore[arg-type]
+    elif rec.refused or rec.rating is None:
         console.print(Panel(f"[bold red]REFUSED[/bold red]: {rec.refusal_reason}",
                             title=f"{rec.ticker} as of {rec.as_of}"))
     else:

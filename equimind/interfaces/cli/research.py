@@ -1,4 +1,5 @@
-"""``equimind research``: the full research run (retrieval, critic, fetch, debate, cited rating)."""
+"""``equimind research`` (retrieval, critic, fetch, debate, cited rating) and ``equimind ask`` (a direct, cited
+answer to a specific question)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from equimind.interfaces.cli import render_report
+from equimind.interfaces.cli import render_answer, render_report
 from equimind.interfaces.cli.app import (
     AsOfOpt,
     HomeOpt,
@@ -45,5 +46,34 @@ def research(
             emit_json(rec)
         else:
             render_report.recommendation(rec)
+
+    run_guarded(body)
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="A specific question, e.g. \"What was NVIDIA's data center revenue "
+                                            "in fiscal 2025?\"")],
+    ticker: Annotated[str | None, typer.Option("--ticker", help="The company's ticker (default: the company the "
+                                               "question names).")] = None,
+    as_of: AsOfOpt = None,
+    snapshot: SnapshotOpt = None,
+    provider: Annotated[str | None, typer.Option("--provider", help="offline | openai | anthropic | gemini | "
+                                                 "deepseek | ollama | openrouter | openai-compatible")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="Model name for the provider.")] = None,
+    home: HomeOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Answer a specific question with the exact filing spans or XBRL facts it rests on, or refuse and say why."""
+
+    def body() -> None:
+        settings = build_settings(home, snapshot, provider=provider, model=model)
+        engine = open_engine(settings)
+        events = None if as_json else render_report.progress_printer()
+        ans = engine.ask(question, ticker, parse_day(as_of, "--as-of"), on_event=events)
+        if as_json:
+            emit_json(ans)
+        else:
+            render_answer.answer(ans)
 
     run_guarded(body)

@@ -1,0 +1,43 @@
+"""Readable Rich output of an ``Answer``: the direct answer first, then every quote and figure it rests on."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.markup import escape
+from rich.panel import Panel
+
+from equimind.interfaces.cli.render import console
+
+if TYPE_CHECKING:  # annotations only: importing this module stays as light as Rich
+    from equimind.answer.record import Answer, AnswerSentence
+
+
+def answer(ans: Answer, *, title: str | None = None) -> None:
+    head = title or f"{ans.ticker} as of {ans.as_of}: {ans.question}"
+    if ans.refused:
+        msg = ans.refusal.message if ans.refusal else "no answer"
+        missing = f"\nmissing: {', '.join(ans.refusal.missing)}" if ans.refusal and ans.refusal.missing else ""
+        console.print(Panel(f"[bold red]NOT ANSWERED[/bold red] ({ans.refusal.reason.value if ans.refusal else ''})"
+                            f": {escape(msg)}{escape(missing)}", title=escape(head)))
+    else:
+        style = "bold green" if ans.support.value == "supported" else "yellow"
+        console.print(Panel(f"[{style}]{ans.support.value.upper()}[/{style}]\n\n{escape(ans.text)}",
+                            title=escape(head)))
+    for i, s in enumerate(ans.sentences, 1):
+        _support(i, s)
+    console.print(f"[dim]{len(ans.passages_searched)} passages searched; {ans.dropped_sentences} unverified "
+                  f"sentence(s) dropped[/dim]")
+    for d in ans.degraded:
+        console.print(f"[yellow]degraded:[/yellow] {escape(d)}")
+
+
+def _support(i: int, s: AnswerSentence) -> None:
+    console.print(f"[bold][{i}][/bold] {escape(s.text)}  [dim]({s.method.value})[/dim]")
+    for q in s.quotes:
+        console.print(f"    “{escape(q.text)}”  [dim]{q.role} · doc {q.doc_id[:12]} chars {q.start}-{q.end} · "
+                      f"sha256 {q.doc_sha256[:12]}[/dim]")
+    for f in s.figures:
+        prov = ", ".join(f"{k}={v}" for k, v in f.provenance.items())
+        period = f"{f.period_start or ''}..{f.period_end or ''}"
+        console.print(f"    {escape(f.name)} = {f.value:,.0f} {f.unit} ({period})  [dim]{escape(prov)}[/dim]")
