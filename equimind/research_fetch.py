@@ -112,7 +112,7 @@ class Fetcher:
         collected: list[Document] = []
         s = self.sources
         report = build_market_report(
-            self.settings, self.run.ticker, self.run.as_of, prices=s.prices, facts=s.facts, news=None,
+            self.settings, self.run.ticker, self.run.as_of, prices=s.prices, facts=s.facts, news=s.news,
             macro=s.macro, filings=s.filings, profile=s.profile, lexicon=s.lexicon,
             unavailable=(), on_documents=collected.extend)
         self.run.set_report(report, store=True)
@@ -129,7 +129,7 @@ class Fetcher:
             return {"outcome": reason, "documents": []}
         from equimind.sources.to_documents import news_documents
 
-        items = self.sources.news.news(self.run.ticker)
+        items = self.sources.news.news(self.run.ticker, until=self.run.as_of)
         docs = filter_dated(news_documents(items, company=self.run.state.company), self.run.as_of)
         return self._ingest(docs)
 
