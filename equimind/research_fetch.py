@@ -129,7 +129,10 @@ class Fetcher:
             return {"outcome": reason, "documents": []}
         from equimind.sources.to_documents import news_documents
 
-        items = self.sources.news.news(self.run.ticker, until=self.run.as_of)
+        try:
+            items = self.sources.news.news(self.run.ticker, until=self.run.as_of)
+        except NotFoundError as e:  # nothing recorded: the market report's degraded list already says so
+            return {"outcome": f"none available: {e}", "documents": []}
         docs = filter_dated(news_documents(items, company=self.run.state.company), self.run.as_of)
         return self._ingest(docs)
 
