@@ -35,6 +35,8 @@ class Source(StrEnum):
     SEC_EDGAR = "sec_edgar"
     YAHOO_FINANCE = "yahoo_finance"
     LOCAL = "local"
+    FMP = "fmp"  # Financial Modeling Prep stock news (recorded)
+    FINNHUB = "finnhub"  # Finnhub company news (recorded)
 
 
 class Origin(StrEnum):

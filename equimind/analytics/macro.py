@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import httpx
 
@@ -63,6 +63,20 @@ class Observation:
 class MacroResult:
     figures: tuple[Figure, ...]
     degraded: tuple[Degradation, ...]
+
+
+@runtime_checkable
+class MacroSource(Protocol):
+    """What the market report needs from a macro source: ``MacroClient`` (live) and ``SnapshotMacro`` (recorded)."""
+
+    name: str
+
+    def report(self, as_of: date) -> MacroResult:
+        """Figures known on ``as_of``; a series that cannot be had is a Degradation, never a raise."""
+        ...
+
+    def close(self) -> None:
+        ...
 
 
 def parse_fred_json(obj: Any) -> list[Observation]:

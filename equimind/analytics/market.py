@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from equimind.analytics.fundamentals import compute_fundamentals, pe_ratio
 from equimind.analytics.indicators import indicator_figures, unadjust_dividends
-from equimind.analytics.macro import MacroClient
+from equimind.analytics.macro import MacroSource
 from equimind.analytics.sentiment import Lexicon
 from equimind.analytics.sentiment_report import SentimentBlock, build_sentiment
 from equimind.config import Settings
@@ -100,7 +100,7 @@ def _fetch_prices(prices: PriceSource, ticker: str, as_of: date, lookback_days: 
 
 def build_market_report(
     settings: Settings, ticker: str, as_of: date, *, prices: PriceSource, facts: FactsSource | None,
-    news: NewsSource | None = None, macro: MacroClient | None = None, filings: FilingIndexSource | None = None,
+    news: NewsSource | None = None, macro: MacroSource | None = None, filings: FilingIndexSource | None = None,
     profile: ProfileSource | None = None, lexicon: Lexicon | None = None,
     lookback_days: int = DEFAULT_LOOKBACK_DAYS, unavailable: Sequence[Degradation] = (),
     on_documents: Callable[[list[Document]], None] | None = None, mode: Origin,
@@ -128,7 +128,7 @@ def build_market_report(
     t1 = time.perf_counter()
     fundamentals = _fundamentals(facts, t, as_of, full, last, degraded, docs, lookback_days)
     timings["fundamentals"] = _ms(t1)
-    items = _news(news, t, degraded)
+    items = _news(news, t, as_of, degraded)
     docs += news_documents(items, company=company)
     t2 = time.perf_counter()
     sentiment = build_sentiment(t, as_of, items, filings, lexicon, degraded)
@@ -178,17 +178,17 @@ def _fundamentals(facts: FactsSource | None, ticker: str, as_of: date, full: Pri
     return out
 
 
-def _news(src: NewsSource | None, ticker: str, degraded: list[Degradation]) -> list[NewsItem]:
+def _news(src: NewsSource | None, ticker: str, as_of: date, degraded: list[Degradation]) -> list[NewsItem]:
     if src is None:
         return []
     try:
-        return src.news(ticker)
+        return src.news(ticker, until=as_of)
     except EquiMindError as e:
         degraded.append(Degradation(capability="news", reason=f"unavailable ({e})"))
         return []
 
 
-def _macro(client: MacroClient | None, as_of: date, degraded: list[Degradation]) -> list[Figure]:
+def _macro(client: MacroSource | None, as_of: date, degraded: list[Degradation]) -> list[Figure]:
     if client is None:
         return []
     res = client.report(as_of)

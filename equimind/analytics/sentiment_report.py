@@ -108,7 +108,9 @@ def build_sentiment(ticker: str, as_of: date, news: Sequence[NewsItem], filings:
         figures.append(Figure(
             id="news_tone", name="News headline tone (LM, mean)", value=mean, unit="tone [-1, 1]",
             as_of=max(n.published_at.date() for n in dated), formula="mean((pos - neg) / (pos + neg)) per headline",
-            inputs={"headlines": len(dated)}, provenance={"source": "yahoo_finance", "lexicon": "Loughran-McDonald"}))
+            inputs={"headlines": len(dated)},
+            provenance={"source": ", ".join(sorted({n.source.value for n in dated})),
+                        "origin": ", ".join(sorted({n.origin.value for n in dated})), "lexicon": "Loughran-McDonald"}))
     elif news:
         degraded.append(Degradation(capability="sentiment.news",
                                     reason=f"no headline published on or before {as_of}"))

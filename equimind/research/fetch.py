@@ -14,7 +14,7 @@ from datetime import date
 from typing import Any
 
 from equimind.analytics.market import MarketReport, build_market_report
-from equimind.errors import EquiMindError
+from equimind.errors import EquiMindError, NotFoundError
 from equimind.ingest.pipeline import IngestPipeline
 from equimind.models import Document, FilterSpec
 from equimind.research.state import FetchRecord, Ingested, RunState
@@ -101,7 +101,7 @@ class Fetcher:
         collected: list[Document] = []
         s = self.sources.market
         report = build_market_report(
-            self.settings, self.ticker, self.as_of, prices=s.prices, facts=s.facts, news=None,
+            self.settings, self.ticker, self.as_of, prices=s.prices, facts=s.facts, news=s.news,
             macro=s.macro, filings=s.filings, profile=s.profile, lexicon=s.lexicon,
             unavailable=(), on_documents=collected.extend, mode=s.mode)
         self._on_report(report)
@@ -116,7 +116,10 @@ class Fetcher:
             reason = next((d.reason for d in self.sources.market.unavailable if d.capability == "news"),
                           "no news source configured")
             return Ingested.nothing(reason)
-        items = news.news(self.ticker)
+        try:
+            items = news.news(self.ticker, until=self.as_of)
+        except NotFoundError as e:  # nothing recorded: the market report's degraded list already says so
+            return Ingested.nothing(f"none available: {e}")
         return self._ingest(filter_dated(news_documents(items, company=self.state.company), self.as_of))
 
     def _ingest(self, docs: Iterable[Document]) -> Ingested:

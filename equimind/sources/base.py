@@ -149,6 +149,7 @@ class NewsItem:
     url: str | None
     summary: str = ""
     origin: Origin = Origin.LIVE
+    source: Source = Source.YAHOO_FINANCE  # who served the item (a snapshot may hold FMP or Finnhub news)
 
 
 @dataclass(frozen=True)
@@ -199,7 +200,9 @@ class FilingIndexSource(Protocol):
 class NewsSource(Protocol):
     name: str
 
-    def news(self, ticker: str, *, limit: int = 20) -> list[NewsItem]:
+    def news(self, ticker: str, *, limit: int = 20, until: date | None = None) -> list[NewsItem]:
+        """The ``limit`` most recent items, newest first; with ``until``, only items published on or before that
+        date (its whole UTC day counts: the as-of rule)."""
         ...
 
 

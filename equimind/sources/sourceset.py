@@ -14,7 +14,7 @@ from datetime import date
 from pathlib import Path
 from typing import Protocol
 
-from equimind.analytics.macro import MacroClient
+from equimind.analytics.macro import MacroClient, MacroSource
 from equimind.analytics.sentiment import Lexicon
 from equimind.config import Settings
 from equimind.errors import ConfigError, EquiMindError, NotFoundError
@@ -32,6 +32,8 @@ from equimind.sources.live_filings import live_filing_documents
 from equimind.sources.market_snapshot import SnapshotPrices, SnapshotSec
 from equimind.sources.sec_edgar import SecEdgarClient
 from equimind.sources.snapshot import SnapshotFilingsSource
+from equimind.sources.snapshot_macro import SnapshotMacro
+from equimind.sources.snapshot_news import SnapshotNews
 from equimind.sources.yahoo import YahooFinance
 
 Item = Document | SourceFailure
@@ -121,7 +123,7 @@ class MarketSources:
     filings: FilingIndexSource | None = None
     news: NewsSource | None = None
     profile: ProfileSource | None = None
-    macro: MacroClient | None = None
+    macro: MacroSource | None = None
     lexicon: Lexicon | None = None
     unavailable: list[Degradation] = field(default_factory=list)
 
@@ -166,12 +168,9 @@ def snapshot_sources(settings: Settings, corpus_dir: Path) -> SourceSet:
     unavailable: list[Degradation] = []
     lex = _lexicon(settings, unavailable)
     sec = SnapshotSec(corpus_dir)
-    unavailable += [
-        Degradation(capability="news", reason="unavailable (snapshot mode: the recorded corpus has no news)"),
-        Degradation(capability="macro", reason="unavailable (snapshot mode: no network is used)"),
-    ]
     market = MarketSources(mode=Origin.SNAPSHOT, prices=SnapshotPrices(corpus_dir), facts=sec, filings=sec,
-                           profile=sec, lexicon=lex, unavailable=unavailable)
+                           profile=sec, news=SnapshotNews(corpus_dir), macro=SnapshotMacro(corpus_dir), lexicon=lex,
+                           unavailable=unavailable)
     return SourceSet(Origin.SNAPSHOT, SnapshotFilings(corpus_dir), market, resolver=sec)
 
 

@@ -6,7 +6,8 @@ query's as-of date), so the as-of filter on ``filed_at`` keeps later data out of
   changes the id: replace by source_key).
 - fundamentals: one document per filing (accession) with the headline XBRL facts it reported; ``filed_at`` = the
   filing date, ``period_end`` = the latest period end in it; source_key ``sec_edgar:xbrl:CIK:ACCESSION``.
-- news: one document per headline; ``filed_at`` = publication date (UTC); source_key ``yahoo_finance:news:...``.
+- news: one document per headline; ``filed_at`` = publication date (UTC); source_key ``SOURCE:news:TICKER:URL``
+  (SOURCE = who served it: yahoo_finance live, or fmp / finnhub / yahoo_finance from a snapshot).
 - filings: ``filing_document`` wraps text already extracted from a primary document (with its sections).
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from datetime import date
+from datetime import UTC, date
 
 from equimind.models import Document, Origin, Section, Source
 from equimind.sources.base import PERIODIC_FORMS, CompanyFacts, FilingRef, NewsItem, PriceHistory, XbrlFact
@@ -97,11 +98,12 @@ def fundamentals_documents(cf: CompanyFacts, *, since: date | None = None,
 def news_documents(items: Iterable[NewsItem], *, company: str | None = None) -> list[Document]:
     docs = []
     for n in items:
-        text = f"{n.title}\n{n.publisher or 'unknown publisher'}, {n.published_at:%Y-%m-%d %H:%M} UTC"
+        at = n.published_at.astimezone(UTC) if n.published_at.tzinfo is not None else n.published_at
+        text = f"{n.title}\n{n.publisher or 'unknown publisher'}, {at:%Y-%m-%d %H:%M} UTC"
         text += f"\n{n.summary}" if n.summary else ""
         docs.append(_doc(
-            f"yahoo_finance:news:{n.ticker}:{n.url or n.title}", text, ticker=n.ticker, cik=None, company=company,
-            source=Source.YAHOO_FINANCE, origin=n.origin, form="news", filed_at=n.published_at.date(),
+            f"{n.source.value}:news:{n.ticker}:{n.url or n.title}", text, ticker=n.ticker, cik=None, company=company,
+            source=n.source, origin=n.origin, form="news", filed_at=at.date(),
             period_end=None, url=n.url, title=n.title, meta=(("publisher", n.publisher or ""),),
         ))
     return docs

@@ -120,13 +120,17 @@ class YahooFinance:
         url = f"https://finance.yahoo.com/quote/{t}/history"
         return frame_to_history(frame, t, location=url).since(first).up_to(last)
 
-    def news(self, ticker: str, *, limit: int = 20) -> list[NewsItem]:
+    def news(self, ticker: str, *, limit: int = 20, until: date | None = None) -> list[NewsItem]:
+        """Yahoo's latest headlines (yfinance ``get_news``: today's, not an archive); ``until`` drops later ones."""
         t = normalise_ticker(ticker)
         try:
             raw = self._ticker(t).get_news(count=limit)
         except Exception as e:
             raise SourceError(f"Yahoo Finance news for {t} failed ({type(e).__name__}: {e})") from e
-        return parse_news(raw, t)[:limit]
+        items = parse_news(raw, t)
+        if until is not None:
+            items = [n for n in items if n.published_at.astimezone(UTC).date() <= until]
+        return items[:limit]
 
     def profile(self, ticker: str) -> CompanyProfile:
         t = normalise_ticker(ticker)

@@ -70,8 +70,8 @@ def test_nvda_report_has_close_indicators_fundamentals_and_degradations(june: Ma
     pe = june.figure("pe_ttm")
     assert pe is not None and pe.value == pytest.approx(june.last_close.value / 3.10)
     caps = {d.capability: d.reason for d in june.degraded}
-    assert caps["news"].startswith("unavailable (snapshot mode")
-    assert caps["macro"].startswith("unavailable (snapshot mode")
+    assert "news" not in caps and "macro" not in caps  # the snapshot serves its recorded news and FRED series
+    assert june.figure("news_tone") is not None and june.figure("macro_cpi") is not None
     assert json.loads(june.model_dump_json())["last_close"]["provenance"]["bar_date"] == "2025-06-30"
 
 
@@ -79,10 +79,12 @@ def test_earlier_as_of_changes_what_depends_on_later_data_and_nothing_else(june:
                                                                            march: MarketReport) -> None:
     cut = date(2025, 3, 31)
     a, b = {f.id: f for f in june.figures()}, {f.id: f for f in march.figures()}
-    assert set(a) == set(b)
-    changed = {i for i in a if a[i] != b[i]}
-    for i in a:
-        depends_on_later = a[i].as_of is not None and a[i].as_of > cut
+    assert set(a) - set(b) == {"news_tone"}  # NVDA's recorded headlines start in May 2025
+    assert set(b) <= set(a)
+    changed = {i for i in b if a[i] != b[i]}
+    for i in b:
+        known_on = a[i].provenance.get("counted_from", a[i].as_of)  # a macro value counts after its publication lag
+        depends_on_later = known_on is not None and known_on > cut
         assert (i in changed) == depends_on_later, i
     assert {"last_close", "rsi_14", "revenue_ttm", "pe_ttm"} <= changed
     assert march.last_close.as_of == cut and round(march.last_close.value or 0, 2) == 108.38
@@ -119,7 +121,9 @@ def test_fetched_data_is_handed_over_as_dated_documents(snap: Settings) -> None:
     got: list[Document] = []
     _report(snap, "NVDA", date(2025, 6, 30), on_documents=got.extend)
     forms = {d.form for d in got}
-    assert forms == {"prices", "fundamentals"}
+    assert forms == {"prices", "fundamentals", "news"}
+    news = [d for d in got if d.form == "news"]
+    assert len(news) == 20 and all(d.filed_at and d.filed_at <= date(2025, 6, 30) for d in news)
     prices = [d for d in got if d.form == "prices"]
     assert max(d.filed_at for d in prices if d.filed_at) == date(2025, 11, 7)  # each dated by its own bars
     assert any(d.filed_at == date(2025, 6, 30) for d in prices)
