@@ -168,6 +168,11 @@ class Settings(BaseSettings):
         return self.home / "audit.jsonl"
 
     @property
+    def models_path(self) -> Path:
+        """Models pulled with `equimind models pull` (one `<org>--<name>/` folder each, with a checksum manifest)."""
+        return self.home / "models"
+
+    @property
     def corpus_dir(self) -> Path:
         """The recorded corpus to read in snapshot mode."""
         return self.snapshot if self.snapshot is not None else self.shared / "corpus"

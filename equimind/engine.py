@@ -123,7 +123,10 @@ class EquiMindEngine:
     def health(self) -> Health:
         s = self.services
         rer = s.reranker
-        degraded = [] if rer.available else [f"rerank: unavailable ({rer.unavailable_reason})"]
+        from equimind.retrieval.rerank import unavailable_line
+
+        fix = getattr(rer, "unavailable_fix", None)
+        degraded = [] if rer.available else [unavailable_line(rer, str(rer.unavailable_reason))]
         try:
             embedder: dict[str, Any] = {"name": s.embedder.name, "dim": s.embedder.dim, "available": True}
         except EquiMindError as exc:
@@ -145,7 +148,8 @@ class EquiMindEngine:
         return Health(status=status, mode="snapshot" if self.settings.snapshot else "live",
                       snapshot=str(self.settings.snapshot) if self.settings.snapshot else None,
                       store=s.docstore.counts(), embedder=embedder,
-                      reranker={"name": rer.name, "available": rer.available, "reason": rer.unavailable_reason},
+                      reranker={"name": rer.name, "available": rer.available, "reason": rer.unavailable_reason,
+                                "fix": fix},
                       provider=self.settings.provider, degraded=degraded)
 
     def known_ticker(self, ticker: str) -> str:

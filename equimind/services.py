@@ -43,25 +43,35 @@ class Services:
     def embedder(self) -> Embedder:
         if self._embedder is None:
             from equimind.retrieval.embed import SentenceTransformerEmbedder
+            from equimind.retrieval.hub import pulled_path
 
-            self._embedder = SentenceTransformerEmbedder(self.settings.embed_model,
-                                                         batch_size=self.settings.embed_batch_size)
+            name = self.settings.embed_model
+            pulled = pulled_path(self.settings.models_path, name)  # EQUIMIND_HOME/models first
+            self._embedder = SentenceTransformerEmbedder(str(pulled) if pulled else name,
+                                                         batch_size=self.settings.embed_batch_size,
+                                                         name=name if pulled else None)
         return self._embedder
 
     @property
     def reranker(self) -> Reranker:
         if self._reranker is None:
+            from equimind.retrieval.hub import pulled_choice
             from equimind.retrieval.rerank import CrossEncoderReranker
 
-            self._reranker = CrossEncoderReranker(self.settings.rerank_model)
+            name = self.settings.rerank_model
+            path, problem = pulled_choice(self.settings.models_path, name)  # EQUIMIND_HOME/models first
+            self._reranker = CrossEncoderReranker(name, path=path, pulled_problem=problem)
         return self._reranker
 
     @property
     def tokenizer(self) -> Tokenizer:
         if self._tokenizer is None:
             from equimind.ingest.tokens import HFTokenizer
+            from equimind.retrieval.hub import pulled_path
 
-            self._tokenizer = HFTokenizer.from_model_dir(self.settings.embed_model)
+            name = self.settings.embed_model
+            pulled = pulled_path(self.settings.models_path, name)
+            self._tokenizer = HFTokenizer.from_model_dir(pulled or name, name=name if pulled else None)
         return self._tokenizer
 
     def searcher(self) -> HybridSearcher:

@@ -92,6 +92,7 @@ def _register() -> None:
         cli_backtest,
         cli_commands,
         cli_eval,
+        cli_models,
         cli_research,
     )
 
