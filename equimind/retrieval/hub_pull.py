@@ -99,10 +99,11 @@ def _resolve_commit(rid: str, revision: str | None, endpoint: str) -> str:
 def _download(rid: str, commit: str, files: Path, cache: Path, endpoint: str) -> dict[str, int]:
     """snapshot_download of one commit into ``files``; returns the tree listing's size of every file."""
     from huggingface_hub import HfApi, snapshot_download
+    from huggingface_hub.hf_api import RepoFile
 
     try:
         listing = {f.path: int(f.size) for f in HfApi().list_repo_tree(rid, revision=commit, recursive=True)
-                   if getattr(f, "size", None) is not None}
+                   if isinstance(f, RepoFile)}
         snapshot_download(rid, revision=commit, local_dir=files, cache_dir=cache)
     except Exception as exc:
         raise translate(exc, rid, commit, endpoint) from exc

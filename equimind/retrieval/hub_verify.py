@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 
 from equimind.config import Settings
@@ -29,7 +29,7 @@ SENTENCES = ("Revenue grew strongly on data center demand.", "Data center sales 
 PAIR = ("What drove revenue growth?", "Revenue grew on strong data center demand for GPUs.")
 
 
-class Role(str, Enum):
+class Role(StrEnum):
     EMBEDDER = "embedder"
     RERANKER = "reranker"
     UNKNOWN = "unknown"

@@ -11,6 +11,7 @@ order and records the degradation — a reranker never invents scores.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -19,6 +20,9 @@ from typing import Any
 from equimind.errors import ConfigError
 
 log = logging.getLogger(__name__)
+
+_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_DEFAULT = "cross-encoder/ms-marco-MiniLM-L6-v2"
 
 
 class CrossEncoderReranker:
@@ -69,7 +73,10 @@ class CrossEncoderReranker:
         if isinstance(exc, ImportError):
             return "run `pip install -e .`"
         if self.path is None and not Path(self.name).exists() and isinstance(exc, OSError):
-            return pull_command(self.name)
+            if _HUB_ID.fullmatch(self.name):
+                return pull_command(self.name)
+            return (f"set EQUIMIND_RERANK_MODEL to an existing cross-encoder directory, or {pull_command(_DEFAULT)} "
+                    "and unset it")
         return f"run `equimind models verify {self.name}`, then `equimind models pull {self.name}` to replace it"
 
     @property

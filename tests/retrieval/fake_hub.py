@@ -6,6 +6,7 @@ Read from the installed huggingface_hub 2.4.0 (``_snapshot_download.py``, ``file
   (``HfApi.list_repo_tree``; pagination by a ``Link`` header, none here)
 - ``HEAD /{repo}/resolve/{commit}/{file}`` -> ``X-Repo-Commit``, ``ETag``, ``Content-Length`` (``get_hf_file_metadata``)
 - ``GET  /{repo}/resolve/{commit}/{file}`` -> the bytes; ``Range: bytes=N-`` answered 206 (``http_get`` resumes)
+- (``GET /api/agent-harnesses``, huggingface_hub's best-effort agent registry, gets a 404 and is ignored by it)
 Errors carry ``X-Error-Code`` (``RepoNotFound``, ``RevisionNotFound``, ``EntryNotFound``) as the Hub does, which
 ``hf_raise_for_status`` maps to its exception types. Binds 127.0.0.1 on a random port; nothing else is contacted.
 
@@ -51,6 +52,9 @@ class FakeHub:
 
     repos: dict[str, FakeRepo] = field(default_factory=dict)
     drop: str | None = None  # a file name: GET sends half of it then closes; resumed (Range) GETs are refused
+    stall: str | None = None  # a file name: GET sends half of it, sets ``stalled`` and waits for ``release``
+    stalled: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
     requests: list[tuple[str, str]] = field(default_factory=list)
     server: ThreadingHTTPServer | None = None
 
@@ -89,13 +93,13 @@ class _Handler(BaseHTTPRequestHandler):
     state: FakeHub
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:
         return
 
-    def do_HEAD(self) -> None:  # noqa: N802 - http.server's naming
+    def do_HEAD(self) -> None:
         self._serve(head=True)
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self._serve(head=False)
 
     def _serve(self, head: bool) -> None:
@@ -160,6 +164,13 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if head:
             return
+        if self.state.stall == name:
+            self.wfile.write(data[: len(data) // 2])
+            self.wfile.flush()
+            self.state.stalled.set()
+            self.state.release.wait(60)
+            self.close_connection = True
+            return
         if self.state.drop == name:
             self.wfile.write(data[: len(data) // 2])
             self.wfile.flush()
@@ -186,23 +197,24 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-WORDS = ("what drove revenue growth data center demand export controls china supply chain risk the a of and "
-         "in to for gpu sales rose fell margin guidance quarter year foundry partners constraints cat sat mat").split()
+WORDS = ("what drove revenue growth data center demand export controls china supply chain risk the a of and in to "
+         "for gpu sales rose fell margin guidance quarter year foundry partners constraints cat sat mat")
 
 
 def build_tiny_cross_encoder(out: Path) -> Path:
-    """A 2-layer, 32-wide BERT sequence classifier (num_labels=1) with a few-word WordPiece vocab, saved to ``out``
-    the way cross-encoders are published (config.json, model.safetensors, tokenizer files)."""
+    """A 2-layer, 32-wide BERT sequence classifier (num_labels=1, 512 positions like ms-marco-MiniLM-L6-v2) with a
+    few-word WordPiece vocab, saved to ``out`` the way cross-encoders are published (config.json, model.safetensors,
+    tokenizer files)."""
     import torch
     from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
 
     out.mkdir(parents=True, exist_ok=True)
     vocab = out / "vocab.txt"
-    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *dict.fromkeys(WORDS)]) + "\n")
-    tokenizer = BertTokenizerFast(vocab_file=str(vocab), do_lower_case=True, model_max_length=128)
+    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *dict.fromkeys(WORDS.split())]) + "\n")
+    tokenizer = BertTokenizerFast(vocab_file=str(vocab), do_lower_case=True, model_max_length=512)
     torch.manual_seed(0)
     config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=128, num_labels=1)
+                        intermediate_size=64, max_position_embeddings=512, num_labels=1)
     BertForSequenceClassification(config).save_pretrained(out)
     tokenizer.save_pretrained(out)
     return out
