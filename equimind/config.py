@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -65,6 +65,9 @@ class Settings(BaseSettings):
     home: Path = Field(default=Path(".equimind_cache"), description="All state lives here.")
     shared: Path = Field(default_factory=_default_shared, description="Read-only recorded data (../shared).")
     snapshot: Path | None = Field(default=None, description="Recorded corpus dir; when set, no network is used.")
+    models_dir: Path | None = Field(default=None, description="Models pulled by `equimind models pull`; default "
+                                    "HOME/models. Fixed at construction, so a copy with another home (evaluation and "
+                                    "backtest stores) still finds the models the user pulled.")
 
     # SEC / network
     sec_identity: str | None = Field(default=None, description='SEC User-Agent, "Name email@example.com".')
@@ -134,6 +137,13 @@ class Settings(BaseSettings):
     # Audit / gate
     audit_key: str | None = None
     gate_policy: Path | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _models_beside_home(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("models_dir") is None:
+            data = {**data, "models_dir": Path(data.get("home") or ".equimind_cache") / "models"}
+        return data
 
     @field_validator("child_tokens", "parent_tokens", "embed_batch_size", "dense_top_k", "bm25_top_k", "top_k",
                      "rerank_top_n", "hnsw_m", "hnsw_ef_construction", "hnsw_ef_search", "rrf_k")
@@ -224,6 +234,11 @@ class Settings(BaseSettings):
     @property
     def backtest_path(self) -> Path:
         return self.home / "backtest.sqlite"
+
+    @property
+    def models_path(self) -> Path:
+        """Models pulled with `equimind models pull` (one `<org>--<name>/` folder each, with a checksum manifest)."""
+        return self.models_dir or self.home / "models"
 
     @property
     def corpus_dir(self) -> Path:

@@ -26,6 +26,7 @@ from equimind.memory.records import MemorySnapshot
 from equimind.models import Degradation, DegradationNote, DocumentRef, FilterSpec, Recommendation, SearchResult
 from equimind.research.events import EventSink
 from equimind.research.run import ResearchRun
+from equimind.retrieval.rerank import unavailable_line
 from equimind.services import Services
 
 log = logging.getLogger(__name__)
@@ -109,8 +110,8 @@ class EquiMindEngine:
     def health(self) -> Health:
         s = self.services
         rer = s.reranker
-        degraded = [] if rer.available else [Degradation(capability="rerank",
-                                                         reason=f"unavailable ({rer.unavailable_reason})")]
+        fix = getattr(rer, "unavailable_fix", None)
+        degraded = [] if rer.available else [unavailable_line(rer, str(rer.unavailable_reason))]
         try:
             embedder: dict[str, Any] = {"name": s.embedder.name, "dim": s.embedder.dim, "available": True}
         except EquiMindError as exc:
@@ -131,7 +132,8 @@ class EquiMindEngine:
         return Health(status=status, mode="snapshot" if self.settings.snapshot else "live",
                       snapshot=str(self.settings.snapshot) if self.settings.snapshot else None,
                       store=s.docstore.counts(), embedder=embedder,
-                      reranker={"name": rer.name, "available": rer.available, "reason": rer.unavailable_reason},
+                      reranker={"name": rer.name, "available": rer.available, "reason": rer.unavailable_reason,
+                                "fix": fix},
                       provider=self.settings.provider, degraded=degraded)
 
     def known_ticker(self, ticker: str) -> str:

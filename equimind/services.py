@@ -24,6 +24,7 @@ from equimind.ingest.reindex import Reindexer
 from equimind.ingest.tokens import HFTokenizer  # transformers
 from equimind.memory.store import MemoryStore
 from equimind.retrieval.embed import SentenceTransformerEmbedder  # torch
+from equimind.retrieval.hub import pulled_choice, pulled_path
 from equimind.retrieval.query_filters import StoreFilterParser
 from equimind.retrieval.rerank import CrossEncoderReranker  # torch
 from equimind.retrieval.search import HybridSearcher  # chromadb
@@ -74,20 +75,27 @@ class Services:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = SentenceTransformerEmbedder(self.settings.embed_model,
-                                                         batch_size=self.settings.embed_batch_size)
+            name = self.settings.embed_model
+            pulled = pulled_path(self.settings.models_path, name)  # EQUIMIND_HOME/models first
+            self._embedder = SentenceTransformerEmbedder(str(pulled) if pulled else name,
+                                                         batch_size=self.settings.embed_batch_size,
+                                                         name=name if pulled else None)
         return self._embedder
 
     @property
     def reranker(self) -> Reranker:
         if self._reranker is None:
-            self._reranker = CrossEncoderReranker(self.settings.rerank_model)
+            name = self.settings.rerank_model
+            path, problem = pulled_choice(self.settings.models_path, name)  # EQUIMIND_HOME/models first
+            self._reranker = CrossEncoderReranker(name, path=path, pulled_problem=problem)
         return self._reranker
 
     @property
     def tokenizer(self) -> Tokenizer:
         if self._tokenizer is None:
-            self._tokenizer = HFTokenizer.from_model_dir(self.settings.embed_model)
+            name = self.settings.embed_model
+            pulled = pulled_path(self.settings.models_path, name)
+            self._tokenizer = HFTokenizer.from_model_dir(pulled or name, name=name if pulled else None)
         return self._tokenizer
 
     @property

