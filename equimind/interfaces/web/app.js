@@ -257,7 +257,7 @@
       window.EquiChart.render($("chart"), s, $("chart-readout"));
       status.textContent = s.ticker + " to " + s.as_of + " · " + s.dates.length + " bars · " + s.origin;
     } catch (e) {
-      $("chart").textContent = "";
+      window.EquiChart.clear($("chart"));
       status.textContent = e.message;
       status.classList.add("error-text");
     }
