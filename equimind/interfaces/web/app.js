@@ -124,10 +124,12 @@
 
   /* ---------------------------------------------------------------- research */
 
+  /* Step numbers are written out (not list markers), in a column wide enough for "10." and up. */
   function addProgress(ev) {
     const it = ev.iteration !== null && ev.iteration !== undefined ? " · round " + ev.iteration : "";
+    const n = $("progress").children.length + 1;
     $("progress").append(h("li", { class: "stage", data: { stage: ev.stage } },
-      h("b", { text: ev.stage + it }), " ", ev.message));
+      h("span", { class: "step-n", text: n + "." }), h("span", {}, h("b", { text: ev.stage + it }), " ", ev.message)));
     $("r-status").textContent = ev.stage + "…";
   }
 
@@ -257,7 +259,7 @@
       window.EquiChart.render($("chart"), s, $("chart-readout"));
       status.textContent = s.ticker + " to " + s.as_of + " · " + s.dates.length + " bars · " + s.origin;
     } catch (e) {
-      $("chart").textContent = "";
+      window.EquiChart.clear($("chart"));
       status.textContent = e.message;
       status.classList.add("error-text");
     }
@@ -297,6 +299,7 @@
       $("r-status").textContent = "failed";
     } finally {
       $("r-run").disabled = false;
+      loadHealth();  // the run may have ingested filings, facts and news: refresh the header's counts
     }
   }
 

@@ -220,10 +220,14 @@ def test_openapi_docs_and_dashboard_are_served_locally(client: TestClient) -> No
         res = client.get(page)
         assert res.status_code == 200 and res.headers["content-type"].startswith("text/html")
         assert "default-src 'self'" in res.headers["content-security-policy"]
-        assert "http://" not in res.text and "https://" not in res.text  # no CDN
+        text = res.text.replace('<a href="https://www.tradingview.com/"', "")  # the chart's attribution link
+        assert "http://" not in text and "https://" not in text  # no CDN
     for asset in ("app.js", "chart.js", "style.css", "docs.js"):
         res = client.get(f"/static/{asset}")
         assert res.status_code == 200 and "https://" not in res.text.replace("http://www.w3.org/2000/svg", "")
+    lib = client.get("/static/vendor/lightweight-charts/lightweight-charts.standalone.production.js")
+    assert lib.status_code == 200 and "javascript" in lib.headers["content-type"]
+    assert "Lightweight Charts™ v5.2.1" in lib.text[:300]  # the vendored library is served with the page
 
 
 # --------------------------------------------------------------------------------------------------------- research

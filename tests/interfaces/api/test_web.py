@@ -118,31 +118,6 @@ def test_explorer_shows_validation_errors(page: Any) -> None:
     assert "swap" in page.locator("#s-error").inner_text()
 
 
-def test_chart_only_draws_price_sma_bollinger_rsi_and_macd(page: Any) -> None:
-    page.fill("#r-ticker", "nvda")
-    page.fill("#r-asof", AS_OF)
-    page.click("#r-chart")
-    page.wait_for_selector("#chart svg [data-series='macd']")
-    assert "NVDA to " + AS_OF in page.locator("#chart-status").inner_text()
-    for panel in ("price", "rsi", "macd"):
-        assert page.locator(f"#chart [data-panel='{panel}']").count() == 1
-    n_bars = int(page.locator("#chart-status").inner_text().split(" · ")[1].split()[0])
-    assert 200 < n_bars < 260  # one year of trading days up to the as-of date
-    for series in ("close", "sma_20", "sma_50", "sma_200", "bb_upper", "bb_lower", "bb_middle", "rsi_14", "macd",
-                   "macd_signal"):
-        d = page.locator(f"#chart path[data-series='{series}']").get_attribute("d")
-        assert d and d.startswith("M") and d.count("L") == n_bars - 1, series  # defined on every shown bar
-    assert page.locator("#chart path[data-series='bollinger']").get_attribute("d").endswith("Z")
-    assert page.locator("#chart [data-series='macd_hist'] rect").count() == n_bars
-    readout = page.locator("#chart-readout").inner_text()
-    assert readout.startswith(AS_OF[:8]) and "RSI" in readout and "MACD" in readout
-    box = page.locator("#chart svg").bounding_box()
-    page.mouse.move(box["x"] + box["width"] * 0.3, box["y"] + 100)
-    assert page.locator("#chart-readout").inner_text() != readout  # the crosshair follows the mouse
-    _shot(page, "03-chart")
-    assert page.console_errors == [] and page.foreign == []
-
-
 def test_research_streams_progress_and_renders_the_debate_and_chart(page: Any, base_url: str) -> None:
     page.fill("#r-ticker", "NVDA")
     page.fill("#r-question", "Should I invest in NVIDIA?")
@@ -158,7 +133,7 @@ def test_research_streams_progress_and_renders_the_debate_and_chart(page: Any, b
     assert bull.is_visible() and bear.is_visible()
     box_bull, box_bear = bull.bounding_box(), bear.bounding_box()
     assert abs(box_bull["y"] - box_bear["y"]) < 5 and box_bull["x"] < box_bear["x"]  # side by side
-    page.wait_for_selector("#chart svg [data-series='rsi_14']")
+    page.wait_for_selector("#chart[data-bars] [data-pane='rsi'] canvas")  # the chart: test_web_chart.py
     assert page.locator("#chart-readout").inner_text().startswith(AS_OF[:7])
     _shot(page, "04-research")
     cites = page.locator("#result button.cite")
