@@ -93,6 +93,7 @@ def _register() -> None:
         cli_commands,
         cli_eval,
         cli_research,
+        cli_snapshot,
     )
 
 
