@@ -21,10 +21,12 @@ DEFAULT_SINCE_DAYS = 365
 
 
 def _printer(event: Event) -> None:
-    from equimind.sources.recorder import RecordFailure
+    from equimind.sources.recorder import RecordFailure, RecordNote
 
     who = f"{event.ticker} " if event.ticker else ""
-    if isinstance(event, RecordFailure):
+    if isinstance(event, RecordNote):
+        typer.echo(f"  {who}{event.text}")
+    elif isinstance(event, RecordFailure):
         typer.secho(f"  FAILED {event.what}: {event.error}", fg=typer.colors.RED, err=True)
     else:
         typer.echo(f"  {who}{event.kind.value}: {event.path} ({event.detail})")
@@ -36,7 +38,8 @@ def _summary(report: RecordReport) -> dict[str, object]:
             "recorded": [{"kind": r.kind.value, "ticker": r.ticker, "path": str(r.path), "detail": r.detail}
                          for r in report.recorded],
             "failures": [{"kind": f.kind.value, "ticker": f.ticker, "what": f.what, "error": f.error}
-                         for f in report.failures]}
+                         for f in report.failures],
+            "notes": [{"ticker": n.ticker, "text": n.text} for n in report.notes]}
 
 
 @snapshot_app.command("record")

@@ -97,7 +97,15 @@ class RecordFailure:
     error: str
 
 
-Event = Recorded | RecordFailure
+@dataclass(frozen=True)
+class RecordNote:
+    """Something worth saying that wrote no file and is no failure (e.g. a ticker with no news)."""
+
+    ticker: str | None
+    text: str
+
+
+Event = Recorded | RecordFailure | RecordNote
 
 
 @dataclass(frozen=True)
@@ -107,6 +115,7 @@ class RecordReport:
     finished_at: datetime
     recorded: tuple[Recorded, ...]
     failures: tuple[RecordFailure, ...]
+    notes: tuple[RecordNote, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -120,6 +129,7 @@ class _Run:
     on_event: Callable[[Event], None]
     recorded: list[Recorded] = field(default_factory=list)
     failures: list[RecordFailure] = field(default_factory=list)
+    notes: list[RecordNote] = field(default_factory=list)
 
     def ok(self, kind: RecordKind, ticker: str | None, path: Path, detail: str) -> None:
         self.recorded.append(e := Recorded(kind, ticker, path, detail))
@@ -127,6 +137,10 @@ class _Run:
 
     def fail(self, kind: RecordKind, ticker: str | None, what: str, error: Exception | str) -> None:
         self.failures.append(e := RecordFailure(kind, ticker, what, str(error)))
+        self.on_event(e)
+
+    def note(self, ticker: str | None, text: str) -> None:
+        self.notes.append(e := RecordNote(ticker, text))
         self.on_event(e)
 
 
@@ -196,7 +210,8 @@ class SnapshotRecorder:
         except UnreachableError as e:  # no point asking the same host again for the next ticker
             tally.fail(RecordKind.TICKER_MAP, None, "SEC EDGAR", e)
             aborted = e
-        report = RecordReport(request, started, datetime.now(UTC), tuple(tally.recorded), tuple(tally.failures))
+        report = RecordReport(request, started, datetime.now(UTC), tuple(tally.recorded), tuple(tally.failures),
+                              tuple(tally.notes))
         from equimind.sources.recorder_readme import write_readme
 
         write_readme(out, report, self.settings)
@@ -309,7 +324,7 @@ class SnapshotRecorder:
             tally.fail(RecordKind.NEWS, ticker, f"{ticker} news", e)
             return
         if not items:
-            log.info("Yahoo Finance has no news for %s; none recorded", ticker)
+            tally.note(ticker, "news: Yahoo Finance served no headlines; no news file written")
             return
         path, total = files.merge_news(out / "news" / "yahoo" / f"{ticker}_news.csv", items)
         tally.ok(RecordKind.NEWS, ticker, path, f"{len(items)} headlines fetched, {total} in the file")

@@ -86,6 +86,7 @@ def render(out: Path, report: RecordReport, settings: Settings) -> str:
         f"- result: {len(report.recorded)} files written, {len(report.failures)} failures",
     ]
     lines += [f"  - FAILED {f.what}: {f.error}" for f in report.failures]
+    lines += [f"  - note: {' '.join(filter(None, (n.ticker, n.text)))}" for n in report.notes]
     lines += ["", "## What the folder holds (every recording so far)", "", "| path | what |", "|---|---|",
               "| `sec/company_tickers.json` | SEC's ticker → CIK map |", *inventory(out), "", CAVEATS]
     return "\n".join(lines)

@@ -80,6 +80,17 @@ def test_failures_are_named_and_the_rest_still_records(recorded: tuple[Path, int
     assert "| `prices/NVDA.csv` | 753 daily bars 2022-11-08 → 2025-11-07 |" in readme
 
 
+def test_a_ticker_without_sec_data_or_news_is_named_and_prices_still_record(server: SnapshotReplayServer,
+                                                                          tmp_path: Path) -> None:
+    code, out, err = record(env_for(server.url, tmp_path), tmp_path / "snap", tickers="AMD")
+    assert code == 1  # the corpus has AMD's prices but not its SEC submissions or companyfacts
+    assert "AMD submissions (CIK 0000002488)" in err and "AMD XBRL companyfacts (CIK 0000002488)" in err
+    assert "AMD prices: " in out and "AMD news: Yahoo Finance served no headlines; no news file written" in out
+    assert (tmp_path / "snap" / "prices" / "AMD.csv").is_file()
+    assert not (tmp_path / "snap" / "news" / "yahoo" / "AMD_news.csv").exists()
+    assert "note: AMD news: Yahoo Finance served no headlines" in (tmp_path / "snap" / "README.md").read_text()
+
+
 def test_news_is_the_live_stream_in_the_documented_layout(recorded: tuple[Path, int, str, str],
                                                           corpus_dir: Path) -> None:
     snap = recorded[0]
