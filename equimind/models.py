@@ -181,7 +181,6 @@ class FilterSpec:
 
 class Degradation(BaseModel):
     model_config = ConfigDict(frozen=True)
-
     capability: str
     reason: str
 
@@ -191,7 +190,6 @@ class Degradation(BaseModel):
 
 class Degradations:
     """The one collector of what was unavailable in a run: ordered, each (capability, reason) once."""
-
     def __init__(self) -> None:
         self._items: list[Degradation] = []
 

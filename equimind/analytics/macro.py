@@ -117,12 +117,12 @@ class MacroClient:
     name = "macro"
 
     def __init__(self, settings: Settings, *, transport: httpx.BaseTransport | None = None,
-                 fred_graph_url: str = FRED_GRAPH_URL, series: Sequence[Series] = FRED_SERIES,
+                 fred_graph_url: str | None = None, series: Sequence[Series] = FRED_SERIES,
                  http: PoliteHttpClient | None = None, max_rps: float = 2.0,
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.api_key = settings.fred_api_key
         self.fred_url = settings.fred_base_url.rstrip("/")
-        self.graph_url = fred_graph_url.rstrip("/")
+        self.graph_url = (fred_graph_url or settings.fred_graph_url).rstrip("/")
         self.wb_url = settings.worldbank_base_url.rstrip("/")
         self.series = tuple(series)
         policy = HttpPolicy(max_rps=max_rps, timeout_s=settings.http_timeout_s, retries=settings.http_retries)
@@ -143,11 +143,16 @@ class MacroClient:
             obs = parse_fred_json(self.http.get_json(url, params=params, max_age_s=DAY_S))
             return obs, {"url": url, "vintage": f"as known on {as_of} (ALFRED real-time period)"}
         url = f"{self.graph_url}/graph/fredgraph.csv"
-        body = self.http.get_bytes(url, params={"id": s.series_id}, max_age_s=DAY_S)
+        body = self.fred_csv(s.series_id)
         cutoff = as_of - timedelta(days=s.publication_lag_days)
         obs = [o for o in parse_fred_csv(body) if o.day <= cutoff]
         return obs, {"url": f"{url}?id={s.series_id}", "vintage": "latest (no API key); observation counted "
                      f"{s.publication_lag_days} days after its date as a publication lag"}
+
+    def fred_csv(self, series_id: str) -> bytes:
+        """The keyless ``fredgraph.csv`` download of one series, as served (latest vintage; cached a day)."""
+        return self.http.get_bytes(f"{self.graph_url}/graph/fredgraph.csv", params={"id": series_id},
+                                   max_age_s=DAY_S)
 
     def world_bank_gdp(self, as_of: date) -> tuple[list[Observation], dict[str, Any]]:
         code = WORLD_BANK_GDP[0]

@@ -13,6 +13,8 @@ depend on any of that, so each decision reads a view of the corpus that contains
 * ``sec/companyfacts``: only facts filed <= day (a fact without a filing date is dropped: it cannot be proven earlier).
 * ``sec/submissions``: only filings (and older pages) filed <= day; the company metadata (name, tickers) is kept.
 * ``sec/filings/manifest.csv`` and ``sec/8k``: only filings filed <= day (files are symlinked, not copied).
+* ``macro/*.csv``: only observations dated <= day (each series then counts from its publication lag; the values are
+  the recorded vintage's, revisions included). ``news/{yahoo,fmp,finnhub}/``: only headlines published <= day (UTC).
 * ``sec/company_tickers.json`` and ``sentiment/``: static reference data, symlinked. Anything else is left out and
   listed in ``PointInTimeView.omitted``.
 
@@ -38,10 +40,11 @@ from typing import Any
 from equimind.analytics.indicators import unadjust_dividends
 from equimind.errors import ConfigError, ParseError
 from equimind.sources.snapshot import read_8k_header, ticker_by_cik
+from equimind.sources.snapshot_news import Layout, published_at
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: macro and news views
 STAMP = ".pit.json"
 _STATIC = ("sec/company_tickers.json", "sentiment")
 _PRICE_FIELDS = ("Open", "High", "Low", "Close")
@@ -196,6 +199,8 @@ class PointInTimeCorpus:
         handled |= self._json_folder(sec / "submissions", dest / "sec" / "submissions", as_of, filter_submissions)
         handled |= self._manifest(dest, as_of)
         handled |= self._eight_ks(dest, as_of)
+        handled |= self._macro(dest, as_of)
+        handled |= self._news(dest, as_of)
         return self._omitted(handled)
 
     def _omitted(self, handled: set[Path]) -> list[str]:
@@ -265,6 +270,42 @@ class PointInTimeCorpus:
             if filed <= as_of:
                 _link(p, dest / "sec" / "8k" / p.name)
         return set(self._eight_k)
+
+
+    def _macro(self, dest: Path, as_of: date) -> set[Path]:
+        """FRED files: only observations dated <= day (the reader then applies each series' publication lag)."""
+        done: set[Path] = set()
+        folder = self.source / "macro"
+        for src in sorted(folder.glob("*.csv")) if folder.is_dir() else []:
+            lines = src.read_text(encoding="utf-8-sig").splitlines()
+            kept = [ln for ln in lines[1:] if ln.strip() and ln.split(",", 1)[0].strip() <= as_of.isoformat()]
+            _write_lines(dest / "macro" / src.name, [lines[0], *kept] if lines else [])
+            done.add(src)
+        return done
+
+    def _news(self, dest: Path, as_of: date) -> set[Path]:
+        """News CSVs of every layout: only rows published on or before the day (UTC), as the reader counts them."""
+        done: set[Path] = set()
+        for layout in Layout:
+            folder = self.source / "news" / layout.value
+            for src in sorted(folder.glob("*_news.csv")) if folder.is_dir() else []:
+                with src.open(newline="", encoding="utf-8-sig") as fh:
+                    reader = csv.DictReader(fh)
+                    fields, rows = list(reader.fieldnames or []), list(reader)
+                kept = [r for r in rows if (at := published_at(r, layout)) is not None and at.date() <= as_of]
+                target = dest / "news" / layout.value / src.name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with target.open("w", newline="", encoding="utf-8") as fh:
+                    writer = csv.DictWriter(fh, fieldnames=fields)
+                    writer.writeheader()
+                    writer.writerows(kept)
+                done.add(src)
+        return done
+
+
+def _write_lines(path: Path, lines: list[str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def _current(dest: Path, stamp: dict[str, Any]) -> PointInTimeView | None:

@@ -201,7 +201,7 @@ def resolve(models_path: Path, name: str | None, *, default_package: bool = Fals
     if name and Path(name).is_dir():
         return Resolution(name, ModelSource.PATH, Path(name), problem=problem)
     if name is None and default_package:
-        from equimind.retrieval.embed import default_model_path
+        from equimind.retrieval.embed import default_model_path  # numpy: kept out of `equimind --help`
 
         try:
             return Resolution(label, ModelSource.PACKAGE, default_model_path(), problem=problem)

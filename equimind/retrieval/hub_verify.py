@@ -24,6 +24,7 @@ from equimind.retrieval.hub import (
     read_manifest,
     resolve,
 )
+from equimind.retrieval.rerank import CrossEncoderReranker
 
 SENTENCES = ("Revenue grew strongly on data center demand.", "Data center sales rose sharply this quarter.")
 PAIR = ("What drove revenue growth?", "Revenue grew on strong data center demand for GPUs.")
@@ -149,11 +150,10 @@ def _score(entry: ModelEntry) -> float:
     path = entry.resolution.path
     assert path is not None
     if entry.role is Role.EMBEDDER:
-        from equimind.retrieval.embed import SentenceTransformerEmbedder
+        from equimind.retrieval.embed import SentenceTransformerEmbedder  # numpy, torch on load
 
         vecs = SentenceTransformerEmbedder(str(path), name=entry.name).embed(list(SENTENCES))
         return float(vecs[0] @ vecs[1])
-    from equimind.retrieval.rerank import CrossEncoderReranker
 
     reranker = CrossEncoderReranker(entry.name, path=path)
     if not reranker.available:

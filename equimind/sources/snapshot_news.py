@@ -104,6 +104,16 @@ def _cell(row: dict[str, str | None], col: str | None) -> str | None:
     return value or None
 
 
+def published_at(row: dict[str, str | None], layout: Layout) -> datetime | None:
+    """A raw row's publish time in UTC (None when the cell is empty or unreadable; the reader reports those)."""
+    cols = COLUMNS[layout]
+    when = _cell(row, cols.published)
+    try:
+        return cols.parse_time(when) if when else None
+    except ValueError:
+        return None
+
+
 def read_news_csv(path: Path, layout: Layout, ticker: str) -> list[NewsItem]:
     """One recorded news CSV → NewsItems (UTC times), in file order. ParseError names the file, the row and the fix."""
     cols = COLUMNS[layout]

@@ -22,6 +22,7 @@ from equimind.config import Settings
 from equimind.errors import NotFoundError, SourceError
 from equimind.models import Origin, Source
 from equimind.sources.base import CompanyProfile, NewsItem, PriceBar, PriceHistory, normalise_ticker
+from equimind.sources.yahoo_endpoint import redirected_session
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +99,8 @@ class YahooFinance:
         yf.config.debug.hide_exceptions = False  # we want yfinance's errors raised (and named), not logged
         self._yf = yf
         self.lookback_days = lookback_days
+        if session is None and settings.yahoo_endpoint:
+            session = redirected_session(settings.yahoo_endpoint)
         self.session = session
         self.timeout_s = timeout_s if timeout_s is not None else settings.http_timeout_s
 
@@ -108,6 +111,13 @@ class YahooFinance:
         t = normalise_ticker(ticker)
         last = end or datetime.now(UTC).date()
         first = start or last - timedelta(days=self.lookback_days)
+        frame = self.history_frame(t, first, last)
+        url = f"https://finance.yahoo.com/quote/{t}/history"
+        return frame_to_history(frame, t, location=url).since(first).up_to(last)
+
+    def history_frame(self, ticker: str, first: date, last: date) -> Any:
+        """yfinance's own ``history()`` DataFrame of daily bars first..last (adjusted, with actions)."""
+        t = normalise_ticker(ticker)
         try:
             frame = self._ticker(t).history(start=first.isoformat(), end=(last + timedelta(days=1)).isoformat(),
                                             interval="1d", auto_adjust=True, actions=True, timeout=self.timeout_s)
@@ -117,8 +127,7 @@ class YahooFinance:
         if frame is None or len(frame) == 0:
             raise NotFoundError(f"Yahoo Finance returned no daily bars for {t} between {first} and {last}; "
                                 "check the symbol (Yahoo uses e.g. BRK-B)")
-        url = f"https://finance.yahoo.com/quote/{t}/history"
-        return frame_to_history(frame, t, location=url).since(first).up_to(last)
+        return frame
 
     def news(self, ticker: str, *, limit: int = 20, until: date | None = None) -> list[NewsItem]:
         """Yahoo's latest headlines (yfinance ``get_news``: today's, not an archive); ``until`` drops later ones."""

@@ -144,3 +144,31 @@ def test_concurrent_builders_agree_and_a_changed_corpus_gets_new_views(tmp_path:
     assert sorted(p.name for p in views[0].path.parent.iterdir()) == [DAYS[6].isoformat()]  # no temp folders left
     (corpus / "prices" / "X.csv").write_text("Date,Open,High,Low,Close,Volume\n", encoding="utf-8")
     assert PointInTimeCorpus(corpus, tmp_path / "pit").view(DAYS[6]).path != views[0].path
+
+
+def test_view_cuts_macro_and_news_at_the_day(tmp_path: Path, corpus_dir: Path) -> None:
+    from equimind.sources.snapshot_macro import SnapshotMacro
+    from equimind.sources.snapshot_news import SnapshotNews
+
+    day = date(2025, 5, 20)
+    pit = PointInTimeCorpus(corpus_dir, tmp_path / "pit")
+    view = pit.view(day)
+    cut = []
+    for f in sorted((view.path / "macro").glob("*.csv")):
+        lines = f.read_text(encoding="utf-8").splitlines()
+        full = (corpus_dir / "macro" / f.name).read_text(encoding="utf-8-sig").splitlines()
+        assert lines[0] == full[0] and all(ln.split(",")[0] <= day.isoformat() for ln in lines[1:])
+        cut.append(len(lines) < len(full))
+    assert len(cut) == 7 and sum(cut) == 6  # all but GDPC1 (an August 2025 vintage ending 2025-04-01) run past it
+    later = SnapshotNews(corpus_dir).news("NVDA", limit=1000, until=date(2025, 6, 30))
+    assert any(n.published_at.date() > day for n in later)  # the full corpus has news after the day
+    seen = SnapshotNews(view.path).news("NVDA", limit=1000, until=day)
+    assert seen and all(n.published_at.date() <= day for n in seen)
+    assert seen == SnapshotNews(corpus_dir).news("NVDA", limit=1000, until=day)  # the same headlines as of the day
+    raw = (view.path / "news" / "fmp" / "NVDA_news.csv").read_text(encoding="utf-8")
+    assert "2025-05-21" not in raw and "2025-06" not in raw
+    # the view's macro figures equal the full corpus's at the same as-of (the reader's lags already cut)
+    def values(root: Path) -> list[tuple[str, float | None, date | None]]:
+        return [(f.id, f.value, f.as_of) for f in SnapshotMacro(root).report(day).figures]
+
+    assert values(view.path) == values(corpus_dir) and len(values(view.path)) >= 8

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -65,12 +66,18 @@ def backtest(
     run_guarded(body)
 
 
+def _harness() -> ModuleType:
+    """``equimind.backtest.harness``, imported on first use: numpy and the engine stay out of ``--help``."""
+    from equimind.backtest import harness
+
+    return harness
+
+
 def _request(tickers: str | None, start: str | None, end: str | None, frequency: str, horizons: str,
              question: str | None, prime_figures: bool, resamples: int) -> BacktestRequest:
     from pydantic import ValidationError
 
-    from equimind.backtest.models import BacktestRequest as Request
-
+    Request = _harness().BacktestRequest
     universe = split_csv(tickers)
     if not universe or start is None or end is None:
         raise ConfigError("give --tickers, --start and --end, e.g. --tickers AAPL,NVDA --start 2025-02-01 "
@@ -84,32 +91,31 @@ def _request(tickers: str | None, start: str | None, end: str | None, frequency:
     if question is not None:
         values["question"] = question
     try:
-        return Request.model_validate(values)
+        request: BacktestRequest = Request.model_validate(values)
     except ValidationError as exc:
         msgs = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'request'}: {e['msg']}" for e in exc.errors())
         raise ConfigError(f"invalid backtest: {msgs}") from exc
+    return request
 
 
 def _run(settings: Settings, request: BacktestRequest, out: Path | None, keep_stores: bool,
          quiet: bool) -> BacktestReport:
-    from equimind.backtest.runner import Backtester
-
-    tester = Backtester(settings, out_dir=out, keep_stores=keep_stores)
+    tester = _harness().Backtester(settings, out_dir=out, keep_stores=keep_stores)
     n = len(request.schedule()) * len(request.tickers)
     if not quiet:
         render.err_console.print(f"[bold]Backtest[/bold] {n} decisions ({len(request.schedule())} days x "
                           f"{len(request.tickers)} tickers); the first decision per ticker ingests its filings")
     try:
-        return tester.run(request, on_progress=None if quiet else render.err_console.print)
+        report: BacktestReport = tester.run(request, on_progress=None if quiet else render.err_console.print)
+        return report
     finally:
         tester.store.close()
 
 
 def _stored(home: Path | None, run_id: str | None, as_json: bool) -> None:
-    from equimind.backtest.models import BacktestReport as Report
-    from equimind.backtest.store import BacktestStore
-
-    store = BacktestStore.from_settings(build_settings(home))
+    bt = _harness()
+    Report = bt.BacktestReport
+    store = bt.BacktestStore.from_settings(build_settings(home))
     try:
         if run_id:
             try:
@@ -135,8 +141,9 @@ def _render(report: BacktestReport) -> None:
     from rich import box
     from rich.table import Table
 
-    from equimind.backtest.plot import ACCURACY_HEADER, RETURNS_HEADER, accuracy_rows, return_rows
-
+    bt = _harness()
+    ACCURACY_HEADER, RETURNS_HEADER, accuracy_rows, return_rows = (
+        bt.ACCURACY_HEADER, bt.RETURNS_HEADER, bt.accuracy_rows, bt.return_rows)
     req = report.request
     render.console.print(f"[bold]Backtest {report.run_id}[/bold]: {', '.join(req.tickers)}, {req.frequency.value} "
                   f"{req.start}..{req.end}, {report.n_rated} rated / {report.n_decisions} decisions, prices through "

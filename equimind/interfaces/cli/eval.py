@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from types import ModuleType
 from typing import Annotated, Any
 
 import typer
 
 from equimind.config import RETRIEVAL_MODES
 from equimind.errors import ConfigError
+from equimind.evaluation.report import result_envelope, write_json
 from equimind.interfaces.cli.app import HomeOpt, build_settings, eval_app, run_guarded
 
 log = logging.getLogger(__name__)
@@ -38,9 +40,14 @@ def _csv(value: str, valid: tuple[str, ...], name: str) -> tuple[str, ...]:
     return items
 
 
-def _write(out: Path | None, part: dict[str, Any]) -> dict[str, Any]:
-    from equimind.evaluation.report import result_envelope, write_json
+def _harness() -> ModuleType:
+    """``equimind.evaluation.harness``, imported on first use: numpy and the stores stay out of ``--help``."""
+    from equimind.evaluation import harness
 
+    return harness
+
+
+def _write(out: Path | None, part: dict[str, Any]) -> dict[str, Any]:
     env = result_envelope(part["config"], part["metrics"], corpus=part.get("corpus_signature"))
     if out is not None:
         write_json(out, env)
@@ -50,24 +57,21 @@ def _write(out: Path | None, part: dict[str, Any]) -> dict[str, Any]:
 
 def _retrieval(benchmark: str, data: Path | None, cache: Path, variants: str, arms: str,
                home: Path | None) -> dict[str, Any]:
-    from equimind.evaluation.runner import STORE_VARIANTS
-
+    ev = _harness()
     settings = build_settings(home)
-    chosen_variants = _csv(variants, STORE_VARIANTS, "--variants")
+    chosen_variants = _csv(variants, ev.STORE_VARIANTS, "--variants")
     chosen_arms = _csv(arms, RETRIEVAL_MODES, "--arms")
     if "base" not in chosen_variants:
         chosen_variants = ("base", *chosen_variants)
     if benchmark == "financebench":
-        from equimind.evaluation.financebench import run_financebench
-
         data_dir = data or settings.shared / "benchmarks" / "financebench"
-        return run_financebench(settings, data_dir, cache / "financebench", variants=chosen_variants,
-                                arms=chosen_arms)
+        result: dict[str, Any] = ev.run_financebench(settings, data_dir, cache / "financebench",
+                                                     variants=chosen_variants, arms=chosen_arms)
+        return result
     if benchmark == "golden":
-        from equimind.evaluation.golden import run_golden
-
         corpus = data or settings.corpus_dir
-        return run_golden(settings, corpus, cache / "golden", variants=chosen_variants, arms=chosen_arms)
+        result = ev.run_golden(settings, corpus, cache / "golden", variants=chosen_variants, arms=chosen_arms)
+        return result
     raise ConfigError(f"--benchmark {benchmark!r}: valid values are financebench, golden")
 
 
@@ -109,11 +113,10 @@ def answers(
     """Answer-level checks of the research pipeline: citation validity, refusals, look-ahead, determinism."""
 
     def body() -> dict[str, Any]:
-        from equimind.evaluation.answers import run_answers
-
         settings = build_settings(home)
         chosen = tuple(t.strip().upper() for t in (tickers or "").split(",") if t.strip())
-        return _write(out, run_answers(settings, corpus or settings.corpus_dir, cache / "answers", tickers=chosen))
+        result = _harness().run_answers(settings, corpus or settings.corpus_dir, cache / "answers", tickers=chosen)
+        return _write(out, result)
 
     run_guarded(body)
 
@@ -128,11 +131,9 @@ def refusals(
     """The answerability check alone (ADR 0006) over every golden question and every FinanceBench dev question."""
 
     def body() -> dict[str, Any]:
-        from equimind.evaluation.refusals import run_refusals
-
         settings = build_settings(home)
         data_dir = data or settings.shared / "benchmarks" / "financebench"
-        result = _write(out, run_refusals(cache / "answers", cache / "financebench" / "base", data_dir))
+        result = _write(out, _harness().run_refusals(cache / "answers", cache / "financebench" / "base", data_dir))
         for name, part in result["metrics"].items():
             shown = {k: v for k, v in part.items() if k != "rows"}
             typer.echo(f"{name}: {shown}")
@@ -153,11 +154,10 @@ def gate(
     """CI regression gate: the fast golden subset vs the committed baseline (noise floor: one question of n)."""
 
     def body() -> None:
-        from equimind.evaluation import regression
-
+        ev = _harness()
         settings = build_settings(home)
-        result = regression.run_gate(settings, settings.corpus_dir, cache / "gate",
-                                     baseline or regression.default_baseline_path(), update=update)
+        result = ev.run_gate(settings, settings.corpus_dir, cache / "gate", baseline or ev.default_baseline_path(),
+                             update=update)
         _write(out, result)
         for line in result["metrics"]["lines"]:
             typer.echo(line)
@@ -178,20 +178,15 @@ def all_(
     """Everything: FinanceBench (base + context stores), the golden set, answer checks; then docs/evaluation.md."""
 
     def body() -> None:
-        from equimind.evaluation.report_md import render_markdown
-
+        ev = _harness()
         arms = ",".join(RETRIEVAL_MODES)
         _write(results / "eval_financebench.json", _retrieval("financebench", None, cache, "base,context", arms, home))
         _write(results / "eval_golden.json", _retrieval("golden", None, cache, "base,context", arms, home))
         settings = build_settings(home)
-        from equimind.evaluation.answers import run_answers
-
-        _write(results / "eval_answers.json", run_answers(settings, settings.corpus_dir, cache / "answers"))
-        from equimind.evaluation.refusals import run_refusals
-
-        _write(results / "eval_refusals.json", run_refusals(cache / "answers", cache / "financebench" / "base",
-                                                            settings.shared / "benchmarks" / "financebench"))
-        docs.write_text(render_markdown(results), encoding="utf-8")
+        _write(results / "eval_answers.json", ev.run_answers(settings, settings.corpus_dir, cache / "answers"))
+        _write(results / "eval_refusals.json", ev.run_refusals(cache / "answers", cache / "financebench" / "base",
+                                                               settings.shared / "benchmarks" / "financebench"))
+        docs.write_text(ev.render_markdown(results), encoding="utf-8")
         typer.echo(f"wrote {docs}")
 
     run_guarded(body)
@@ -206,9 +201,7 @@ def docs_(
     """Regenerate docs/evaluation.md from existing result files (no evaluation is run)."""
 
     def body() -> None:
-        from equimind.evaluation.report_md import render_markdown
-
-        docs.write_text(render_markdown(results), encoding="utf-8")
+        docs.write_text(_harness().render_markdown(results), encoding="utf-8")
         typer.echo(f"wrote {docs}")
 
     run_guarded(body)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 # isort: off
 from equimind.interfaces.cli.app import app
-from equimind.interfaces.cli import backtest, store, research, read, system, audit, eval, models  # noqa: F401
+from equimind.interfaces.cli import backtest, store, research, read, system, audit, eval, models, snapshot  # noqa: F401
 # isort: on
 
 __all__ = ["app", "main"]

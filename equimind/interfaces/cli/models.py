@@ -7,6 +7,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from equimind.interfaces.cli.app import HomeOpt, JsonOpt, app, build_settings, emit_json, run_guarded
+from equimind.retrieval.hub import MANIFEST_NAME, human_bytes, partial_downloads
+from equimind.retrieval.hub_pull import hub_endpoint, pull
+from equimind.retrieval.hub_verify import known_models, verify
 
 if TYPE_CHECKING:
     from equimind.retrieval.hub_pull import PullResult
@@ -28,8 +31,6 @@ def pull_cmd(
     honoured) into EQUIMIND_HOME/models/<org>--<name>/ with a sha256 manifest. The only command that downloads."""
 
     def body() -> None:
-        from equimind.retrieval.hub_pull import hub_endpoint, pull
-
         settings = build_settings(home)
         if not as_json:
             typer.echo(f"pulling {name}{'@' + revision if revision else ''} from {hub_endpoint()} into "
@@ -49,9 +50,6 @@ def list_cmd(home: HomeOpt = None, as_json: JsonOpt = False) -> None:
     Makes no request; sizes are compared with the manifest (``verify`` re-hashes)."""
 
     def body() -> None:
-        from equimind.retrieval.hub import partial_downloads
-        from equimind.retrieval.hub_verify import known_models
-
         settings = build_settings(home)
         entries = known_models(settings, full=False)
         if as_json:
@@ -75,8 +73,6 @@ def verify_cmd(
     changed, a model is missing or does not load."""
 
     def body() -> list[Check]:
-        from equimind.retrieval.hub_verify import verify
-
         checks = verify(build_settings(home), name)
         if as_json:
             emit_json([{**_entry_json(c.entry), "checksums": c.checksums, "load": c.load, "ok": c.ok,
@@ -103,8 +99,6 @@ def _pull_json(r: PullResult) -> dict[str, object]:
 
 
 def _print_pull(r: PullResult) -> None:
-    from equimind.retrieval.hub import MANIFEST_NAME, human_bytes
-
     m = r.manifest
     for p in r.removed_partials:
         typer.echo(f"removed the leftover of an interrupted pull: {p.name}")
@@ -123,8 +117,6 @@ def _entry_json(e: ModelEntry) -> dict[str, object]:
 
 
 def _print_entry(e: ModelEntry) -> None:
-    from equimind.retrieval.hub import human_bytes
-
     res = e.resolution
     size = human_bytes(e.size) if e.size is not None else "-"
     tag = "configured " + e.role.value if e.configured else e.role.value

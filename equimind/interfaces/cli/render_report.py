@@ -9,6 +9,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from equimind.interfaces.cli.render import console, err_console
+from equimind.interfaces.cli.render_answer import answer  # same package, Rich only
 
 if TYPE_CHECKING:  # annotations only: importing this module stays as light as Rich
     from equimind.analytics.market import MarketReport
@@ -30,7 +31,6 @@ def progress_printer() -> Callable[[ResearchEvent], None]:
 
 def recommendation(rec: Recommendation) -> None:
     if rec.answer is not None:  # a specific ask: the direct answer, not a rating
-        from equimind.interfaces.cli.render_answer import answer  # same package, Rich only
 
         answer(rec.answer)  # type: ignore[arg-type]
     elif rec.refused or rec.rating is None:

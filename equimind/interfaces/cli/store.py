@@ -23,6 +23,7 @@ from equimind.interfaces.cli.app import (
     run_guarded,
     split_csv,
 )
+from equimind.models import FilterSpec, Source
 
 
 @app.command()
@@ -79,8 +80,6 @@ def search(
     """Hybrid search over stored filings: top passages with parents, spans and every stage's score."""
 
     def body() -> None:
-        from equimind.models import FilterSpec, Source
-
         settings = build_settings(home)
         try:
             sources = tuple(Source(s) for s in source or [])

@@ -24,7 +24,7 @@ base_url, browser_context, page = web.base_url, web.browser_context, web.page  #
 
 pytestmark = pytest.mark.integration
 
-VENDOR = Path(__file__).resolve().parents[2] / "equimind" / "interfaces" / "web" / "vendor" / "lightweight-charts"
+VENDOR = Path(__file__).resolve().parents[3] / "equimind" / "interfaces" / "web" / "vendor" / "lightweight-charts"
 UP, DOWN = (22, 163, 74), (220, 38, 38)  # chart.js's candle colours
 
 
