@@ -3,8 +3,9 @@
 Two vocabularies, in order: the companies of the stored documents (their ticker and company name), then the SEC
 ticker map (every ticker with its registrant name). A company matches when its ticker stands in the question as an
 upper-case word, or when its name — less legal suffixes ("Inc.", "Corp", "Holdings" ...) — stands in the question as
-consecutive words. A longer matching name beats a shorter one it contains ("Apple Hospitality" vs "Apple"). Stored
-companies win over the map; several remaining candidates are an ambiguity the caller must settle with a ticker.
+consecutive words. A longer matching name beats a shorter one it contains ("Apple Hospitality" vs "Apple"). A stored
+company wins over a map entry matched by the same words; several remaining candidates are an ambiguity the caller
+settles with a ticker, unless the question compares them (then the first named is the subject).
 """
 
 from __future__ import annotations
@@ -65,15 +66,18 @@ def _match(words: list[str], proper: list[str], upper: set[str], ticker: str, na
 
 def candidates(question: str, stored: Iterable[tuple[str, str | None]],
                ticker_map: Mapping[str, TickerInfo]) -> list[Candidate]:
-    """Every company the question names: stored ones if any match, else those of the SEC map."""
+    """Every company the question names, stored or in the SEC map (a stored company wins over a map entry matched
+    by the same words)."""
     words = _words(question)
     proper = [w.lower() if w[:1].isupper() or w[:1].isdigit() else "" for w in _words(question, lower=False)]
     upper = {w for w in _words(question, lower=False) if w.isupper()}
     found = [Candidate(t, n or t, True, m) for t, n in stored
              if (m := _match(words, proper, upper, t, n or "")) is not None]
-    if not found:
-        found = [Candidate(info.ticker, info.name, False, m) for info in ticker_map.values()
-                 if (m := _match(words, proper, upper, info.ticker, info.name)) is not None]
+    held = {c.ticker for c in found}
+    found += [Candidate(info.ticker, info.name, False, m) for info in ticker_map.values()
+              if info.ticker not in held and (m := _match(words, proper, upper, info.ticker, info.name)) is not None]
+    named = {c.matched for c in found if c.stored}  # a stored company's words name it, not a namesake in the map
+    found = [c for c in found if c.stored or c.matched not in named]
     order = {t: i for i, t in enumerate(ticker_map)}  # SEC lists the primary share class first
     longest = max((len(c.matched.split()) for c in found), default=0)
     best = [c for c in found if len(c.matched.split()) == longest]
