@@ -22,6 +22,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from equimind import __version__
 from equimind.analytics.market import MarketReport
+from equimind.answer.record import Answer
 from equimind.config import Settings
 from equimind.engine import EquiMindEngine, Passage
 from equimind.errors import ConfigError, EquiMindError
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-TOOLS = ("search_filings", "get_passage", "verify_citation", "market_snapshot", "research")
+TOOLS = ("search_filings", "get_passage", "verify_citation", "market_snapshot", "research", "ask")
 INSTRUCTIONS = (
     "EquiMind: evidence-first equity research over stored SEC filings and market data. search_filings finds "
     "passages (each hit carries document.doc_id and a [start, end) span); get_passage returns a span with its "
@@ -79,7 +80,7 @@ def _tool(fn: Callable[[], T]) -> T:
 
 
 def build_server(engine: EquiMindEngine, gate: Gate) -> GatedMCPServer:
-    """The MCP server with the five EquiMind tools registered (argument limits live in the gate policy)."""
+    """The MCP server with the six EquiMind tools registered (argument limits live in the gate policy)."""
     server = GatedMCPServer(gate, name="equimind", instructions=INSTRUCTIONS, version=__version__,
                             log_level="WARNING")
 
@@ -112,7 +113,14 @@ def build_server(engine: EquiMindEngine, gate: Gate) -> GatedMCPServer:
         """Full research run: agentic retrieval, Bull/Bear debate and Judge; a rating with cited claims."""
         return _tool(lambda: engine.research(ticker, question, as_of))
 
-    del search_filings, get_passage, verify_citation, market_snapshot, research  # registered on the server
+    @server.tool()
+    def ask(question: str, ticker: str | None = None, as_of: date | None = None) -> Answer:
+        """A direct answer to a specific question: every sentence backed by verified filing spans (doc id, span,
+        quote, document sha256) or XBRL facts (concept, period, accession), or a refusal naming what was searched
+        and what is missing. The ticker may be omitted when the question names the company."""
+        return _tool(lambda: engine.ask(question, engine.known_ticker(ticker) if ticker else None, as_of))
+
+    del search_filings, get_passage, verify_citation, market_snapshot, research, ask  # registered on the server
     return server
 
 

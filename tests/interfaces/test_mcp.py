@@ -22,7 +22,7 @@ pytestmark = pytest.mark.integration
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
-TOOLS = {"search_filings", "get_passage", "verify_citation", "market_snapshot", "research"}
+TOOLS = {"search_filings", "get_passage", "verify_citation", "market_snapshot", "research", "ask"}
 
 
 def _env(home: Path, corpus: Path, audit_key: str | None) -> dict[str, str]:
@@ -81,6 +81,9 @@ async def _collect(s: ClientSession) -> dict[str, Any]:
     out["ill_typed"] = await s.call_tool("get_passage", {"doc_id": doc, "start": "5", "end": 10})
     out["unknown"] = await s.call_tool("delete_everything", {})
     out["missing"] = await s.call_tool("verify_citation", {"doc_id": doc})
+    out["ask"] = await s.call_tool("ask", {"question": "What was NVIDIA's data center revenue in fiscal 2025?",
+                                           "ticker": "NVDA", "as_of": AS_OF})
+    out["ask_bad"] = await s.call_tool("ask", {"question": "x" * 3000})
     return out
 
 
@@ -91,8 +94,18 @@ def calls(session: Session, nvda_home: Path) -> dict[str, Any]:
     return out
 
 
-def test_lists_the_five_tools(calls: dict[str, Any]) -> None:
+def test_lists_the_six_tools(calls: dict[str, Any]) -> None:
     assert calls["tools"] == TOOLS
+
+
+def test_ask_runs_through_the_gate_and_is_audited(calls: dict[str, Any]) -> None:
+    ans = calls["ask"]
+    assert not ans.is_error, _text(ans)
+    got = ans.structured_content
+    assert got["ticker"] == "NVDA" and got["support"] in ("supported", "partial", "refused")
+    assert calls["ask_bad"].is_error and "tool call denied" in _text(calls["ask_bad"])  # 3000 > 2000 chars
+    asked = [r for r in calls["audit"] if r["kind"] == "call" and r["tool"] == "ask"]
+    assert [r["decision"] for r in asked] == ["allow", "deny"]
 
 
 def test_allowed_calls_run_and_return_structured_results(calls: dict[str, Any]) -> None:
@@ -123,8 +136,8 @@ def test_every_call_is_audited_before_it_runs(calls: dict[str, Any]) -> None:
     call_records = [r for r in records if r["kind"] == "call"]
     assert [r["tool"] for r in call_records] == ["search_filings", "get_passage", "verify_citation",
                                                  "market_snapshot", "search_filings", "get_passage",
-                                                 "delete_everything", "verify_citation"]
-    assert [r["decision"] for r in call_records] == ["allow"] * 4 + ["deny"] * 4
+                                                 "delete_everything", "verify_citation", "ask", "ask"]
+    assert [r["decision"] for r in call_records] == ["allow"] * 4 + ["deny"] * 4 + ["allow", "deny"]
     assert call_records[4]["args"] == {"query": "gpu", "bogus": 1}  # the raw arguments, as the client sent them
     outcomes = {r["call_seq"]: r for r in records if r["kind"] == "outcome"}
     for rec in call_records:

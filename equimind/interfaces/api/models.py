@@ -124,6 +124,23 @@ class ResearchRequest(BaseModel):
             raise ValueError(str(exc)) from None
 
 
+class AskRequest(BaseModel):
+    """``POST /api/v1/ask`` and ``/ask/stream``: a specific question; the ticker may be left to the question."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question: Annotated[str, Field(min_length=1, max_length=2000), AfterValidator(_not_blank)]
+    ticker: Ticker | None = Field(default=None, description="Default: the company the question names.")
+    as_of: IsoDate | None = Field(default=None, description="Nothing dated after it is used. Default: today.")
+
+    @field_validator("as_of")
+    @classmethod
+    def _not_future(cls, v: date | None) -> date | None:
+        if v is not None and v > date.today():
+            raise ValueError(f"as_of {v} is in the future; use today ({date.today()}) or an earlier date")
+        return v
+
+
 class CitationRequest(BaseModel):
     """``POST /api/v1/citations/verify``: is this quote in that document? (no LLM)."""
 

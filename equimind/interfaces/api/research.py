@@ -1,4 +1,5 @@
-"""``POST /api/v1/research`` (the full run) and ``/research/stream`` (the same run as Server-Sent Events)."""
+"""``POST /api/v1/research`` (the full run), ``POST /api/v1/ask`` (a direct, cited answer) and their ``/stream``
+twins (the same runs as Server-Sent Events)."""
 
 from __future__ import annotations
 
@@ -6,18 +7,18 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 from fastapi import APIRouter
 from fastapi.concurrency import run_in_threadpool
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
-from equimind.engine import EquiMindEngine
+from equimind.answer.record import Answer
 from equimind.interfaces.api.deps import EngineDep, checked_ticker, engine_for
 from equimind.interfaces.api.errors import BODY_ERRORS, stream_error
-from equimind.interfaces.api.models import ResearchRequest
+from equimind.interfaces.api.models import AskRequest, ResearchRequest
 from equimind.models import Recommendation
-from equimind.research.events import ResearchEvent
+from equimind.research.events import EventSink, ResearchEvent
 
 log = logging.getLogger(__name__)
 
@@ -41,12 +42,40 @@ async def research_stream(body: ResearchRequest, engine: EngineDep) -> EventSour
     ``recommendation`` (or an ``error`` event)."""
     ticker = await run_in_threadpool(checked_ticker, engine, body.ticker)
     runner = engine_for(engine, body.provider)
-    return EventSourceResponse(_research_events(runner, ticker, body), ping=15)
+
+    def run(on_event: EventSink) -> Recommendation:
+        return runner.research(ticker, body.question, body.as_of, on_event=on_event)
+
+    return EventSourceResponse(_events(run, "recommendation", ticker), ping=15)
 
 
-async def _research_events(engine: EquiMindEngine, ticker: str, body: ResearchRequest
-                           ) -> AsyncIterator[ServerSentEvent]:
-    """Runs the (synchronous) research in a worker thread and relays its events as they happen."""
+ASK_STREAM_DOC = ("text/event-stream. `event: stage` — data is a ResearchEvent; `event: answer` — data is the "
+                  "Answer; `event: error` — data is {status, detail}.")
+
+
+@router.post("/ask", responses=BODY_ERRORS)
+def ask(body: AskRequest, engine: EngineDep) -> Answer:
+    """A direct answer to a specific question, every sentence backed by verified filing spans or XBRL facts, or a
+    refusal saying what was searched and what is missing. The ticker may be omitted: the question names it."""
+    ticker = checked_ticker(engine, body.ticker) if body.ticker else None
+    return engine.ask(body.question, ticker, body.as_of)
+
+
+@router.post("/ask/stream", response_class=EventSourceResponse,
+             responses={**BODY_ERRORS, 200: {"content": {"text/event-stream": {}}, "description": ASK_STREAM_DOC}})
+async def ask_stream(body: AskRequest, engine: EngineDep) -> EventSourceResponse:
+    """The ask as Server-Sent Events: one ``stage`` event per stage and iteration, then the ``answer``."""
+    ticker = await run_in_threadpool(checked_ticker, engine, body.ticker) if body.ticker else None
+
+    def run(on_event: EventSink) -> Answer:
+        return engine.ask(body.question, ticker, body.as_of, on_event=on_event)
+
+    return EventSourceResponse(_events(run, "answer", ticker or "the question's company"), ping=15)
+
+
+async def _events(run: Callable[[EventSink], Recommendation | Answer], final: str, label: str
+                  ) -> AsyncIterator[ServerSentEvent]:
+    """Runs the (synchronous) run in a worker thread and relays its events as they happen, then ``final``."""
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[ServerSentEvent | None] = asyncio.Queue()
 
@@ -59,8 +88,8 @@ async def _research_events(engine: EquiMindEngine, ticker: str, body: ResearchRe
 
     def work() -> None:
         try:
-            rec = engine.research(ticker, body.question, body.as_of, on_event=on_event)
-            put(ServerSentEvent(data=rec.model_dump_json(), event="recommendation"))
+            result = run(on_event)
+            put(ServerSentEvent(data=result.model_dump_json(), event=final))
         except Exception as exc:
             put(ServerSentEvent(data=json.dumps(stream_error(exc)), event="error"))
         finally:
@@ -72,4 +101,4 @@ async def _research_events(engine: EquiMindEngine, ticker: str, body: ResearchRe
             yield item
     finally:
         if not worker.done():
-            log.info("research stream for %s closed by the client; the run finishes in the background", ticker)
+            log.info("stream for %s closed by the client; the run finishes in the background", label)

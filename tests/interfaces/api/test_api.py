@@ -353,3 +353,30 @@ def test_research_stream_is_live(tmp_path: Path, nvda_template: Path, corpus_dir
     first_stage = next(t for name, t in arrivals if name == "stage")
     total = arrivals[-1][1]
     assert total > 0.5 and first_stage < total / 2, arrivals
+
+
+# --------------------------------------------------------------------------------------------------------- ask
+
+
+def test_ask_answers_with_verified_quotes_and_streams(client: TestClient) -> None:
+    body = {"question": "What was NVIDIA's data center revenue in fiscal 2025?", "as_of": AS_OF}
+    res = client.post("/api/v1/ask", json=body)
+    assert res.status_code == 200, res.text
+    ans = res.json()
+    assert ans["ticker"] == "NVDA" and ans["support"] in ("supported", "partial", "refused")
+    for s in ans["sentences"]:  # whatever it answers is quoted from a stored filing, verified independently
+        for q in s["quotes"]:
+            check = client.post("/api/v1/citations/verify", json={"doc_id": q["doc_id"], "quote": q["text"]}).json()
+            assert check["verified"] and (check["start"], check["end"]) == (q["start"], q["end"])
+    with client.stream("POST", "/api/v1/ask/stream", json={**body, "ticker": "NVDA"}) as stream:
+        assert stream.status_code == 200
+        events = _sse(stream.read().decode())
+    assert [n for n, _ in events][-1] == "answer" and any(n == "stage" for n, _ in events)
+    assert events[-1][1]["question"] == body["question"]
+
+
+def test_ask_bad_input(client: TestClient) -> None:
+    assert "body.question" in _errors(client.post("/api/v1/ask", json={"ticker": "NVDA"}))
+    assert client.post("/api/v1/ask", json={"question": "What was revenue?", "ticker": "ZZZZQ"}).status_code == 404
+    amb = client.post("/api/v1/ask", json={"question": "What was revenue of Apple and Microsoft?", "as_of": AS_OF})
+    assert amb.status_code == 422 and "several companies" in amb.text

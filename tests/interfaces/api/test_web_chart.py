@@ -17,7 +17,7 @@ import test_web as web  # its skips (no chromium, no playwright) skip this modul
 from interfaces_fakes import AS_OF, fake_services, live_server
 
 from equimind.config import Settings
-from equimind.interfaces.api import create_app
+from equimind.interfaces.api.app import create_app
 
 ARTIFACTS, _shot = web.ARTIFACTS, web._shot
 base_url, browser_context, page = web.base_url, web.browser_context, web.page  # its fixtures, shared
