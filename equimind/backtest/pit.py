@@ -214,19 +214,12 @@ class PointInTimeCorpus:
         folder = self.source / "prices"
         done: set[Path] = set()
         for src in sorted(folder.glob("*.csv")) if folder.is_dir() else []:
-            with src.open(newline="", encoding="utf-8") as fh:
-                reader = csv.DictReader(fh)
-                fields, rows = list(reader.fieldnames or []), list(reader)
+            fields, rows = _read_csv(src)
             try:
                 out = pit_price_rows(rows, as_of)
             except (KeyError, ValueError) as exc:
                 raise ParseError(f"{src}: malformed price row ({exc}); expected yfinance history() columns") from exc
-            target = dest / "prices" / src.name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with target.open("w", newline="", encoding="utf-8") as fh:
-                writer = csv.DictWriter(fh, fieldnames=fields)
-                writer.writeheader()
-                writer.writerows(out)
+            _write_csv(dest / "prices" / src.name, fields, out)
             done.add(src)
         return done
 
@@ -245,16 +238,10 @@ class PointInTimeCorpus:
         manifest = folder / "manifest.csv"
         if not manifest.is_file():
             return set()
-        with manifest.open(newline="", encoding="utf-8") as fh:
-            reader = csv.DictReader(fh)
-            fields, rows = list(reader.fieldnames or []), list(reader)
+        fields, rows = _read_csv(manifest)
         kept = [r for r in rows if (r.get("filing_date") or "9999").strip() <= as_of.isoformat()]
         out = dest / "sec" / "filings"
-        out.mkdir(parents=True, exist_ok=True)
-        with (out / "manifest.csv").open("w", newline="", encoding="utf-8") as fh:
-            writer = csv.DictWriter(fh, fieldnames=fields)
-            writer.writeheader()
-            writer.writerows(kept)
+        _write_csv(out / "manifest.csv", fields, kept)
         for r in kept:
             if (folder / r["path"]).is_file():
                 _link(folder / r["path"], out / r["path"])
@@ -289,18 +276,25 @@ class PointInTimeCorpus:
         for layout in Layout:
             folder = self.source / "news" / layout.value
             for src in sorted(folder.glob("*_news.csv")) if folder.is_dir() else []:
-                with src.open(newline="", encoding="utf-8-sig") as fh:
-                    reader = csv.DictReader(fh)
-                    fields, rows = list(reader.fieldnames or []), list(reader)
+                fields, rows = _read_csv(src)
                 kept = [r for r in rows if (at := published_at(r, layout)) is not None and at.date() <= as_of]
-                target = dest / "news" / layout.value / src.name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with target.open("w", newline="", encoding="utf-8") as fh:
-                    writer = csv.DictWriter(fh, fieldnames=fields)
-                    writer.writeheader()
-                    writer.writerows(kept)
+                _write_csv(dest / "news" / layout.value / src.name, fields, kept)
                 done.add(src)
         return done
+
+
+def _read_csv(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    with path.open(newline="", encoding="utf-8-sig") as fh:
+        reader = csv.DictReader(fh)
+        return list(reader.fieldnames or []), list(reader)
+
+
+def _write_csv(path: Path, fields: list[str], rows: list[dict[str, str]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def _write_lines(path: Path, lines: list[str]) -> None:

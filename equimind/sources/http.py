@@ -203,7 +203,7 @@ class PoliteHttpClient:
             return cached
         body = self._fetch(full, validate)
         if path is not None:
-            _atomic_write(path, body)
+            atomic_write(path, body)
         return body
 
     def get_json(
@@ -330,7 +330,7 @@ def _read_cache(path: Path | None, max_age_s: float | None) -> bytes | None:
     return path.read_bytes()
 
 
-def _atomic_write(path: Path, body: bytes) -> None:
+def atomic_write(path: Path, body: bytes) -> None:
     """Write ``body`` to ``path`` via a temp file in the same folder and ``os.replace`` (never a partial file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".part")

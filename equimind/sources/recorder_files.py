@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from equimind.errors import ConfigError
 from equimind.sources.base import FilingRef, NewsItem
+from equimind.sources.http import atomic_write
 
 MANIFEST_COLUMNS = ("ticker", "cik", "company", "form", "filing_date", "period_of_report", "accession_number",
                     "primary_document", "path")
@@ -36,17 +35,7 @@ NEWS_COLUMNS = ("symbol", "publishedDate", "title", "site", "url", "text")
 
 def write_atomic(path: Path, body: bytes) -> Path:
     """Write ``body`` to ``path`` through a temp file in the same folder and ``os.replace`` (never partial)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(body)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, body)
     return path
 
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import csv
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
@@ -99,12 +99,12 @@ COLUMNS: dict[Layout, _Columns] = {
 }
 
 
-def _cell(row: dict[str, str | None], col: str | None) -> str | None:
+def _cell(row: Mapping[str, str | None], col: str | None) -> str | None:
     value = (row.get(col) or "").strip() if col else ""
     return value or None
 
 
-def published_at(row: dict[str, str | None], layout: Layout) -> datetime | None:
+def published_at(row: Mapping[str, str | None], layout: Layout) -> datetime | None:
     """A raw row's publish time in UTC (None when the cell is empty or unreadable; the reader reports those)."""
     cols = COLUMNS[layout]
     when = _cell(row, cols.published)
