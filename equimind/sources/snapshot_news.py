@@ -196,13 +196,13 @@ class SnapshotNews:
         first = until - timedelta(days=MAX_AGE_DAYS)
         served = [n for n in items if first <= n.published_at.date() <= until]
         if not served:
-            raise NotFoundError(_none_served(items, first, until))
+            raise NotFoundError(_none_served(normalise_ticker(ticker), items, first, until))
         return served[:limit]
 
 
-def _none_served(items: list[NewsItem], first: date, until: date) -> str:
+def _none_served(ticker: str, items: list[NewsItem], first: date, until: date) -> str:
     """Why nothing is served, naming no date after ``until`` (the as-of rule holds for messages too)."""
-    t = items[0].ticker
+    t = ticker
     older = next((n for n in items if n.published_at.date() <= until), None)
     why = ("every recorded headline was published after it" if older is None else
            f"the latest recorded one before it is from {older.published_at.date()}, "

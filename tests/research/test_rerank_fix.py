@@ -25,10 +25,10 @@ def test_every_rerank_degradation_names_the_pull_command(tmp_path: Path, corpus_
     engine = EquiMindEngine(open_services(settings, embedder=HashEmbedder(), tokenizer=WhitespaceTokenizer()))
     line = f"rerank: unavailable (model {MODEL} not found locally; no network is used to load models){FIX}"
     health = engine.health()
-    assert line in health.degraded and health.reranker["fix"] == f"run `equimind models pull {MODEL}`"
+    assert line in [str(d) for d in health.degraded] and health.reranker["fix"] == f"run `equimind models pull {MODEL}`"
 
     rec = engine.research("NVDA", "Is data-center growth sustainable?", date(2025, 9, 30))
     rerank = [d for d in rec.degraded if d.capability == "rerank"]
     assert rerank and all(d.reason.endswith(FIX) for d in rerank)
     result = engine.search("data center revenue", mode="hybrid+rerank")
-    assert result.degraded == [line]
+    assert [str(d) for d in result.degraded] == [line]

@@ -17,7 +17,7 @@ ABSENT = "How many tonnes of coffee did Tesla's cafeterias serve in 2024?"
 ANSWERABLE = "How many vehicles did Tesla deliver in the first half of 2025?"
 
 
-def test_absent_ask_refuses_naming_the_terms_and_answerable_ask_is_rated(make_engine) -> None:  # type: ignore[no-untyped-def]
+def test_absent_ask_refuses_naming_the_terms_and_answerable_ask_is_answered(make_engine) -> None:  # type: ignore[no-untyped-def]
     engine = make_engine()
     events: list[ResearchEvent] = []
     absent = engine.research("TSLA", ABSENT, AS_OF, on_event=events.append)
@@ -41,8 +41,9 @@ def test_absent_ask_refuses_naming_the_terms_and_answerable_ask_is_rated(make_en
     text = " ".join(shown.get().split())
     assert "REFUSED" in text and "Bull vs Bear" not in text and "NOT answered" in text
 
-    answered = engine.research("TSLA", ANSWERABLE, AS_OF)
-    assert not answered.refused and answered.rating is not None
+    answered = engine.research("TSLA", ANSWERABLE, AS_OF)  # a specific ask: answered (issue 14), never rated
+    assert answered.answer is not None and answered.rating is None and answered.bull_case == []
+    assert answered.refused == (answered.answer.support == "refused")  # type: ignore[attr-defined]
     ans = answered.agentic_rag.answerability  # type: ignore[union-attr]
     assert ans is not None and ans["answerable"] and ans["missing"] == []
     assert ans["focus_terms"] == ["vehicles", "deliver"]

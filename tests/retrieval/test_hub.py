@@ -103,7 +103,7 @@ def test_pull_verify_then_search_reranks_with_the_pulled_model(hub: FakeHub, tin
     long_passage = " ".join(["revenue grew on data center demand"] * 80)  # > 128 tokens: the 512-position path
     assert len(services.reranker.score("what drove revenue?", [long_passage])) == 1
     health = EquiMindEngine(services).health()
-    assert health.reranker["available"] and not any(d.startswith("rerank") for d in health.degraded)
+    assert health.reranker["available"] and not any(d.capability == "rerank" for d in health.degraded)
     assert len(hub.requests) == served  # verify, list and search made no request: only pull touches the network
 
 
@@ -204,12 +204,12 @@ def test_verify_detects_a_tampered_file_and_the_loaders_skip_it(hub: FakeHub, tm
     assert path is None and problem is not None and "model.safetensors" in problem
     reranker = Services(Settings(home=home), None, None, None).reranker  # type: ignore[arg-type]
     assert not reranker.available and "is not used" in str(reranker.unavailable_reason)
-    assert unavailable_line(reranker, str(reranker.unavailable_reason)).endswith(f"— run `equimind models pull {REPO}`")
+    assert str(unavailable_line(reranker, str(reranker.unavailable_reason))).endswith(f"— run `equimind models pull {REPO}`")
 
 
 def test_missing_reranker_line_names_the_pull_command(tmp_path: Path) -> None:
     reranker = Services(Settings(home=tmp_path / "home"), None, None, None).reranker  # type: ignore[arg-type]
-    assert unavailable_line(reranker, str(reranker.unavailable_reason)) == (
+    assert str(unavailable_line(reranker, str(reranker.unavailable_reason))) == (
         f"rerank: unavailable (model {REPO} not found locally; no network is used to load models) — run "
         f"`equimind models pull {REPO}`")
 
