@@ -41,7 +41,10 @@
     try {
       const p = await fetchPassage(d.doc, Number(d.start), Number(d.end), QUOTE_CONTEXT);
       box.textContent = "";
-      box.append(...passageNodes(p, { class: "a-mark" }));
+      const nodes = passageNodes(p, { class: "a-mark" });
+      box.append(...nodes);
+      // centre the span in its box (the box scrolls, not the page)
+      box.scrollTop = Math.max(0, nodes[1].offsetTop - (box.clientHeight - nodes[1].offsetHeight) / 2);
       block.dataset.context = "loaded";
     } catch (e) {
       box.append(ui().h("p", { class: "error-text", text: "context unavailable: " + e.message }));
@@ -180,6 +183,7 @@
     } catch (e) {
       showError("a-error", e.message);
       $("a-status").textContent = "failed";
+      $("a-progress-box").hidden = !$("a-progress").children.length;  // refused before any stage: only the error
     } finally {
       $("a-run").disabled = false;
       loadHealth();  // the ask may have fetched filings or facts: refresh the header's counts

@@ -62,6 +62,8 @@ def _assert_page_shows(page: Any, ans: dict[str, Any]) -> None:
             assert _words(block.locator("mark").inner_text()) == _words(q["text"])
             context = _words(block.locator(".a-context").inner_text())
             assert len(context) > len(_words(q["text"])) + 100  # the span sits in its surrounding filing text
+            box, mark = block.locator(".a-context").bounding_box(), block.locator("mark").bounding_box()
+            assert box["y"] <= mark["y"] and mark["y"] + mark["height"] <= box["y"] + box["height"]  # in view
             meta = block.locator(".a-quote-meta").inner_text()
             assert q["doc_id"][:12] in meta and f"{q['start']}–{q['end']}" in meta and q["doc_sha256"][:12] in meta
         figures = item.locator("tr.a-figure")
@@ -116,7 +118,7 @@ def test_ask_bad_input_shows_the_error(page: Any) -> None:
     page.wait_for_selector("#a-error:not([hidden])")
     text = page.locator("#a-error").inner_text()
     assert text.startswith("question") and "character" in text, text
-    assert page.locator("#a-result").is_hidden()
+    assert page.locator("#a-result").is_hidden() and page.locator("#a-progress-box").is_hidden()
     _shot(page, "11-ask-empty-question")
     page.fill("#a-question", "What was revenue?")
     page.fill("#a-ticker", "zzzzq")
