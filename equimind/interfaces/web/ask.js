@@ -64,7 +64,7 @@
     for (const f of figures) {
       const pv = f.provenance || {};
       table.append(h("tr", { class: "a-figure" }, h("td", { text: f.name }), h("td", { text: fmtNum(f.value, 4) }),
-        h("td", { text: f.unit }), h("td", { text: period(f) }), h("td", { text: pv.concept || pv.formula || "–" }),
+        h("td", { text: f.unit }), h("td", { text: period(f) + (pv.fiscal_period ? " (" + pv.fiscal_period + ")" : "") }), h("td", { text: pv.concept || pv.formula || "–" }),
         h("td", { text: pv.accession || "–" }), h("td", { text: pv.form || "–" }),
         h("td", { text: pv.filed || "–" })));
     }

@@ -97,6 +97,30 @@ def test_ask_renders_the_answer_with_its_quotes_highlighted_in_context(page: Any
     assert page.console_errors == [] and page.foreign == []
 
 
+def test_ask_xbrl_answer_shows_its_figure_with_period_concept_and_accession(page: Any, base_url: str) -> None:
+    ans = _ask(page, base_url, "What was NVIDIA's total revenue in fiscal 2025?", "", "2025-09-30")
+    _assert_page_shows(page, ans)
+    xbrl = [s for s in ans["sentences"] if s["method"] == "xbrl"]
+    assert xbrl and xbrl[0]["figures"], ans  # the recorded companyfacts hold NVDA's FY2025 revenue
+    f = xbrl[0]["figures"][0]
+    cells = page.locator("li.a-sentence[data-method='xbrl'] tr.a-figure").first.locator("td").all_inner_texts()
+    assert cells[0] == f["name"] and cells[1].replace(",", "") == f"{f['value']:.0f}" and cells[2] == f["unit"]
+    assert cells[3].startswith(f"{f['period_start']} to {f['period_end']}")
+    assert cells[4:7] == [f["provenance"]["concept"], f["provenance"]["accession"], f["provenance"]["form"]]
+    _shot(page, "10-ask-xbrl")
+    assert page.console_errors == [] and page.foreign == []
+
+
+def test_ask_degraded_lines_are_visible(page: Any, base_url: str) -> None:
+    # fiscal 2026 ends after the as-of date: no XBRL fact was filed by then, and the answer says so
+    ans = _ask(page, base_url, "What was NVIDIA's total revenue in fiscal 2026?", "NVDA", "2025-09-30")
+    assert any(d.startswith("xbrl: no XBRL fact") for d in ans["degraded"]), ans["degraded"]
+    _assert_page_shows(page, ans)  # the lines themselves
+    assert page.locator("#a-degraded").is_visible() and page.locator("#a-degraded h4").inner_text() == "Degraded"
+    _shot(page, "11-ask-degraded")
+    assert page.console_errors == [] and page.foreign == []
+
+
 def test_ask_refusal_renders_its_message_and_missing_terms(page: Any, base_url: str) -> None:
     ans = _ask(page, base_url, UNICORNS, "", "2025-09-30")  # no ticker: the question's company
     assert ans["ticker"] == "NVDA" and ans["support"] == "refused", ans  # no unicorns in NVIDIA's filings
@@ -107,7 +131,7 @@ def test_ask_refusal_renders_its_message_and_missing_terms(page: Any, base_url: 
     missing = page.locator("#a-missing .missing-term").all_inner_texts()
     assert missing == ans["refusal"]["missing"] and "unicorns" in missing
     assert page.locator("li.a-sentence").count() == 0
-    _shot(page, "10-ask-refusal")
+    _shot(page, "12-ask-refusal")
     assert page.console_errors == [] and page.foreign == []
 
 
@@ -119,7 +143,7 @@ def test_ask_bad_input_shows_the_error(page: Any) -> None:
     text = page.locator("#a-error").inner_text()
     assert text.startswith("question") and "character" in text, text
     assert page.locator("#a-result").is_hidden() and page.locator("#a-progress-box").is_hidden()
-    _shot(page, "11-ask-empty-question")
+    _shot(page, "13-ask-empty-question")
     page.fill("#a-question", "What was revenue?")
     page.fill("#a-ticker", "zzzzq")
     page.click("#a-run")
