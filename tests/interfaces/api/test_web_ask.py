@@ -88,7 +88,7 @@ def test_ask_renders_the_answer_with_its_quotes_highlighted_in_context(page: Any
         assert "115,186" in page.locator("#a-answer").inner_text()
     else:
         assert _words(page.locator("#a-refusal-msg").inner_text()).endswith(_words(ans["refusal"]["message"]))
-    _shot(page, "09-ask-answer")
+    _shot(page, "ask-1-answer")
     page.locator("#a-sentences .a-quote button.cite").first.click()  # the drawer opens the same span
     page.wait_for_selector("#p-mark")
     first = ans["sentences"][0]["quotes"][0]["text"] if ans["sentences"] else None
@@ -107,7 +107,7 @@ def test_ask_xbrl_answer_shows_its_figure_with_period_concept_and_accession(page
     assert cells[0] == f["name"] and cells[1].replace(",", "") == f"{f['value']:.0f}" and cells[2] == f["unit"]
     assert cells[3].startswith(f"{f['period_start']} to {f['period_end']}")
     assert cells[4:7] == [f["provenance"]["concept"], f["provenance"]["accession"], f["provenance"]["form"]]
-    _shot(page, "10-ask-xbrl")
+    _shot(page, "ask-2-xbrl")
     assert page.console_errors == [] and page.foreign == []
 
 
@@ -117,7 +117,7 @@ def test_ask_degraded_lines_are_visible(page: Any, base_url: str) -> None:
     assert any(d.startswith("xbrl: no XBRL fact") for d in ans["degraded"]), ans["degraded"]
     _assert_page_shows(page, ans)  # the lines themselves
     assert page.locator("#a-degraded").is_visible() and page.locator("#a-degraded h4").inner_text() == "Degraded"
-    _shot(page, "11-ask-degraded")
+    _shot(page, "ask-3-degraded")
     assert page.console_errors == [] and page.foreign == []
 
 
@@ -131,7 +131,7 @@ def test_ask_refusal_renders_its_message_and_missing_terms(page: Any, base_url: 
     missing = page.locator("#a-missing .missing-term").all_inner_texts()
     assert missing == ans["refusal"]["missing"] and "unicorns" in missing
     assert page.locator("li.a-sentence").count() == 0
-    _shot(page, "12-ask-refusal")
+    _shot(page, "ask-4-refusal")
     assert page.console_errors == [] and page.foreign == []
 
 
@@ -143,7 +143,7 @@ def test_ask_bad_input_shows_the_error(page: Any) -> None:
     text = page.locator("#a-error").inner_text()
     assert text.startswith("question") and "character" in text, text
     assert page.locator("#a-result").is_hidden() and page.locator("#a-progress-box").is_hidden()
-    _shot(page, "13-ask-empty-question")
+    _shot(page, "ask-5-empty-question")
     page.fill("#a-question", "What was revenue?")
     page.fill("#a-ticker", "zzzzq")
     page.click("#a-run")
