@@ -81,11 +81,21 @@
     for (const tab of document.querySelectorAll("button.tab")) {
       tab.classList.toggle("active", tab.dataset.page === name);
     }
-    $("page-research").hidden = name !== "research";
-    $("page-explorer").hidden = name !== "explorer";
+    for (const page of document.querySelectorAll("main > section.page")) page.hidden = page.id !== "page-" + name;
   }
 
   /* ---------------------------------------------------------------- passage viewer */
+
+  function fetchPassage(docId, start, end, context) {
+    return api("/documents/" + encodeURIComponent(docId) + "?start=" + start + "&end=" + end + "&context=" + context);
+  }
+
+  /* The span in its surrounding text: [before, <mark>span</mark>, after], each inserted as text. */
+  function passageNodes(p, markAttrs) {
+    const mark = h("mark", { text: p.text, attrs: markAttrs || {} });
+    const lead = p.start - p.before.length > 0 ? "…" : "";
+    return [lead + p.before, mark, p.after + "…"];
+  }
 
   async function openPassage(docId, start, end) {
     const panel = $("passage");
@@ -94,16 +104,15 @@
     $("p-meta").textContent = "";
     $("p-text").textContent = "";
     try {
-      const p = await api("/documents/" + encodeURIComponent(docId) + "?start=" + start + "&end=" + end +
-                          "&context=700");
+      const p = await fetchPassage(docId, start, end, 700);
       const d = p.document;
       $("p-title").textContent = d.title;
       const pages = p.pages ? " · pages " + p.pages[0] + "–" + p.pages[1] : "";
       $("p-meta").textContent = [d.ticker, d.form, "filed " + (d.filed_at || "?"), "section " + (p.section || "–"),
         "characters " + p.start + "–" + p.end + pages, "sha256 " + p.doc_sha256.slice(0, 12)].join(" · ");
-      const mark = h("mark", { text: p.text, attrs: { id: "p-mark" } });
-      const lead = p.start - p.before.length > 0 ? "…" : "";
-      $("p-text").append(lead + p.before, mark, p.after + "…");
+      const nodes = passageNodes(p, { id: "p-mark" });
+      const mark = nodes[1];
+      $("p-text").append(...nodes);
       if (d.url) $("p-meta").append(" · ", h("a", { text: "source", attrs: { href: d.url, rel: "noreferrer" } }));
       mark.scrollIntoView({ block: "center" });
     } catch (e) {
@@ -125,12 +134,13 @@
   /* ---------------------------------------------------------------- research */
 
   /* Step numbers are written out (not list markers), in a column wide enough for "10." and up. */
-  function addProgress(ev) {
+  function addProgress(ev, listId, statusId) {
+    const list = $(listId || "progress");
     const it = ev.iteration !== null && ev.iteration !== undefined ? " · round " + ev.iteration : "";
-    const n = $("progress").children.length + 1;
-    $("progress").append(h("li", { class: "stage", data: { stage: ev.stage } },
+    const n = list.children.length + 1;
+    list.append(h("li", { class: "stage", data: { stage: ev.stage } },
       h("span", { class: "step-n", text: n + "." }), h("span", {}, h("b", { text: ev.stage + it }), " ", ev.message)));
-    $("r-status").textContent = ev.stage + "…";
+    $(statusId || "r-status").textContent = ev.stage + "…";
   }
 
   function claimItem(claim, figures) {
@@ -290,7 +300,7 @@
       }
       await readSse(res.body, (event, data) => {
         const obj = JSON.parse(data);
-        if (event === "stage") addProgress(obj);
+        if (event === "stage") addProgress(obj, "progress", "r-status");
         else if (event === "recommendation") renderRecommendation(obj);
         else if (event === "error") showError("r-error", "Research failed (" + obj.status + "): " + obj.detail);
       });
@@ -339,6 +349,11 @@
       showError("s-error", e.message);
     }
   }
+
+  /* ---------------------------------------------------------------- shared with ask.js */
+
+  window.EquiUI = { $, h, api, describe, showError, fmtNum, addProgress, readSse, fetchPassage, passageNodes,
+                    openPassage, loadHealth };
 
   /* ---------------------------------------------------------------- wiring */
 

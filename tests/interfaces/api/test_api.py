@@ -222,7 +222,7 @@ def test_openapi_docs_and_dashboard_are_served_locally(client: TestClient) -> No
         assert "default-src 'self'" in res.headers["content-security-policy"]
         text = res.text.replace('<a href="https://www.tradingview.com/"', "")  # the chart's attribution link
         assert "http://" not in text and "https://" not in text  # no CDN
-    for asset in ("app.js", "chart.js", "style.css", "docs.js"):
+    for asset in ("app.js", "ask.js", "chart.js", "style.css", "docs.js"):
         res = client.get(f"/static/{asset}")
         assert res.status_code == 200 and "https://" not in res.text.replace("http://www.w3.org/2000/svg", "")
     lib = client.get("/static/vendor/lightweight-charts/lightweight-charts.standalone.production.js")
