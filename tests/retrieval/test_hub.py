@@ -204,7 +204,8 @@ def test_verify_detects_a_tampered_file_and_the_loaders_skip_it(hub: FakeHub, tm
     assert path is None and problem is not None and "model.safetensors" in problem
     reranker = Services(Settings(home=home), None, None, None).reranker  # type: ignore[arg-type]
     assert not reranker.available and "is not used" in str(reranker.unavailable_reason)
-    assert str(unavailable_line(reranker, str(reranker.unavailable_reason))).endswith(f"— run `equimind models pull {REPO}`")
+    line = str(unavailable_line(reranker, str(reranker.unavailable_reason)))
+    assert line.endswith(f"— run `equimind models pull {REPO}`")
 
 
 def test_missing_reranker_line_names_the_pull_command(tmp_path: Path) -> None:
