@@ -20,7 +20,7 @@ from equimind.agents.schemas import ArguedClaim, CaseOutput, JudgeOutput
 from equimind.models import EvidenceNode, JudgeSynthesis, Speaker
 
 if TYPE_CHECKING:
-    from equimind.agents.debate import RunState
+    from equimind.agents.debate_state import RunState
 
 _SIDE_WORD = {Speaker.BULL: "bull", Speaker.BEAR: "bear", None: "balanced"}
 

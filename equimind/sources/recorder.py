@@ -15,7 +15,6 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -29,6 +28,15 @@ from equimind.sources import recorder_files as files
 from equimind.sources.base import FilingRef, normalise_ticker
 from equimind.sources.http import UnreachableError, validate_json
 from equimind.sources.recorder_readme import write_readme
+from equimind.sources.recorder_records import (
+    Event,
+    Recorded,
+    RecordFailure,
+    RecordKind,
+    RecordNote,
+    RecordReport,
+    RecordRequest,
+)
 from equimind.sources.sec_edgar import (
     DAY_S,
     SecEdgarClient,
@@ -46,86 +54,6 @@ if TYPE_CHECKING:
     from equimind.sources.yahoo import YahooFinance
 
 log = logging.getLogger(__name__)
-
-# The FRED series of the recorded corpus's macro block (../shared/corpus/macro), which the snapshot macro reader
-# serves; ``--macro`` chooses others.
-SNAPSHOT_MACRO_SERIES: tuple[str, ...] = ("CPIAUCSL", "FEDFUNDS", "UNRATE", "DGS10", "VIXCLS", "GDPC1",
-                                          "A191RL1Q225SBEA")
-NEWS_LIMIT = 100
-
-
-class RecordKind(StrEnum):
-    TICKER_MAP = "ticker_map"
-    SUBMISSIONS = "submissions"
-    COMPANYFACTS = "companyfacts"
-    FILING = "filing"
-    PRICES = "prices"
-    NEWS = "news"
-    MACRO = "macro"
-    LEXICON = "lexicon"
-
-
-@dataclass(frozen=True)
-class RecordRequest:
-    tickers: tuple[str, ...]
-    out: Path
-    since: date
-    prices_since: date
-    forms: tuple[str, ...] = ("10-K", "10-Q")
-    macro: tuple[str, ...] = SNAPSHOT_MACRO_SERIES
-    news_limit: int = NEWS_LIMIT
-
-    def __post_init__(self) -> None:
-        today = datetime.now(UTC).date()
-        if not self.tickers:
-            raise ConfigError("no tickers to record; pass --tickers NVDA,AMD")
-        for name, day in (("--since", self.since), ("--prices-since", self.prices_since)):
-            if day > today:
-                raise ConfigError(f"{name} {day} is in the future (today is {today} UTC); give a past date")
-        if self.news_limit < 0:
-            raise ConfigError(f"news limit must be >= 0 (got {self.news_limit})")
-
-
-@dataclass(frozen=True)
-class Recorded:
-    kind: RecordKind
-    ticker: str | None
-    path: Path
-    detail: str
-
-
-@dataclass(frozen=True)
-class RecordFailure:
-    kind: RecordKind
-    ticker: str | None
-    what: str
-    error: str
-
-
-@dataclass(frozen=True)
-class RecordNote:
-    """Something worth saying that wrote no file and is no failure (e.g. a ticker with no news)."""
-
-    ticker: str | None
-    text: str
-
-
-Event = Recorded | RecordFailure | RecordNote
-
-
-@dataclass(frozen=True)
-class RecordReport:
-    request: RecordRequest
-    started_at: datetime
-    finished_at: datetime
-    recorded: tuple[Recorded, ...]
-    failures: tuple[RecordFailure, ...]
-    notes: tuple[RecordNote, ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        return not self.failures
-
 
 @dataclass
 class _Run:

@@ -13,7 +13,7 @@ from equimind.config import Settings
 from equimind.sources import recorder_files as files
 
 if TYPE_CHECKING:
-    from equimind.sources.recorder import RecordReport
+    from equimind.sources.recorder_records import RecordReport
 
 CAVEATS = """## Caveats
 - **Single vintages.** Submissions and XBRL companyfacts are SEC's answers on the recording day. FRED's keyless

@@ -19,9 +19,10 @@ from equimind.interfaces.cli.app import (
     run_guarded,
     split_csv,
 )
+from equimind.sources.recorder_records import SNAPSHOT_MACRO_SERIES, RecordFailure, RecordNote, RecordRequest
 
 if TYPE_CHECKING:
-    from equimind.sources.recorder import Event, RecordReport
+    from equimind.sources.recorder_records import Event, RecordReport
 
 snapshot_app = typer.Typer(no_args_is_help=True, help="Record snapshots of live data for offline replay.")
 app.add_typer(snapshot_app, name="snapshot")
@@ -30,8 +31,6 @@ DEFAULT_SINCE_DAYS = 365
 
 
 def _printer(event: Event) -> None:
-    from equimind.sources.recorder import RecordFailure, RecordNote
-
     who = f"{event.ticker} " if event.ticker else ""
     if isinstance(event, RecordNote):
         typer.echo(f"  {who}{event.text}")
@@ -72,7 +71,7 @@ def record(
     Needs EQUIMIND_SEC_IDENTITY and network; exits 1 if anything failed (the rest is still recorded)."""
 
     def body() -> int:
-        from equimind.sources.recorder import SNAPSHOT_MACRO_SERIES, RecordRequest, SnapshotRecorder
+        from equimind.sources.recorder import SnapshotRecorder  # httpx, the SEC and Yahoo clients
         from equimind.sources.yahoo import DEFAULT_LOOKBACK_DAYS
 
         start = parse_day(since, "--since") or datetime.now(UTC).date() - timedelta(days=DEFAULT_SINCE_DAYS)
