@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from equimind.citations import verify_citation as verify
 from equimind.interfaces.cli import render, render_report
 from equimind.interfaces.cli.app import (
     AsOfOpt,
@@ -20,7 +19,6 @@ from equimind.interfaces.cli.app import (
     parse_day,
     run_guarded,
 )
-from equimind.memory.store import MemoryStore
 
 
 @app.command()
@@ -61,6 +59,8 @@ def memory(
     """What EquiMind remembers about a ticker: evidence, period summaries and past research runs."""
 
     def body() -> None:
+        from equimind.memory.store import MemoryStore  # pydantic models and SQLite: kept out of `--help`
+
         snap = MemoryStore.from_settings(build_settings(home)).snapshot(ticker.upper(),
                                                                         as_of=parse_day(as_of, "--as-of"))
         if as_json:
@@ -81,6 +81,7 @@ def verify_citation(
     """Check a quote against the stored canonical text (exact, then normalised; else the closest passage)."""
 
     def body() -> None:
+        from equimind.citations import verify_citation as verify
         from equimind.store.docstore import DocStore  # numpy
 
         settings = build_settings(home)

@@ -23,7 +23,6 @@ from equimind.interfaces.cli.app import (
     run_guarded,
     split_csv,
 )
-from equimind.models import FilterSpec, Source
 
 
 @app.command()
@@ -80,6 +79,8 @@ def search(
     """Hybrid search over stored filings: top passages with parents, spans and every stage's score."""
 
     def body() -> None:
+        from equimind.models import FilterSpec, Source  # pydantic models: kept out of `equimind --help`
+
         settings = build_settings(home)
         try:
             sources = tuple(Source(s) for s in source or [])
