@@ -48,13 +48,14 @@ def _run(spec_url: str, name: str, *args: str) -> subprocess.CompletedProcess[st
 
 def test_read_routes_never_fail_server_side(spec_url: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    proc = _run(spec_url, "read", "--exclude-path-regex", "research|backtest", "--max-examples", "10")
+    proc = _run(spec_url, "read", "--exclude-path-regex", "research|backtest|ask", "--max-examples", "10")
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
     assert "Tested: 8" in proc.stdout and " passed" in proc.stdout
 
 
 def test_research_routes_never_fail_server_side(spec_url: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    proc = _run(spec_url, "research", "--include-path-regex", "research$|research/stream$", "--max-examples", "4")
+    proc = _run(spec_url, "research", "--include-path-regex", "research$|research/stream$|ask$|ask/stream$",
+                "--max-examples", "4")
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
-    assert "Tested: 2" in proc.stdout
+    assert "Tested: 4" in proc.stdout
