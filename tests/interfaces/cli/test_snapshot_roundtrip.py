@@ -9,9 +9,12 @@ What is set aside in the comparison, and why:
 - News: the shipped corpus holds FMP stock-news (``news/fmp/NVDA_news.csv``), which no live client of EquiMind
   fetches; the recorder writes the live Yahoo stream to ``news/yahoo/NVDA_news.csv``. The fake server serves the
   FMP items reshaped as Yahoo's stream, and the test records all of them (``--news-limit 1000``) so the recorded file
-  holds the same headlines, times and summaries. In this branch the snapshot reader reads no news at all, so news
-  cannot differ here; whether the two news layouts replay identically once the reader reads both is not shown by
-  this test (see tests/sources/test_recorder.py for the news file's content).
+  holds the same headlines, times and summaries. At the as-of date used here (2025-09-30) the recorded headlines
+  (May–June 2025) are older than the reader's 30-day window in both folders, so news does not enter either replay;
+  tests/sources/test_recorder.py checks the news file's content.
+- The research replay runs through the engine with the fast hash embedder on both folders (the same code path as
+  ``equimind research`` but for the embedding model, which has nothing to do with what was recorded); ``market``
+  runs through the CLI.
 The recording itself reports three failures — NVDA filings listed in SEC's submissions whose documents the corpus
 does not hold (the server answers 404) — and the shipped corpus lacks them too, so both replays see the same two.
 """
@@ -19,6 +22,7 @@ does not hold (the server answers 404) — and the shipped corpus lacks them too
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +55,21 @@ def _json(args: list[str], home: Path, env: dict[str, str | None]) -> Any:
     return json.loads(res.stdout)
 
 
+def _research(corpus: Path, shared: Path, home: Path) -> Any:
+    from equimind.config import Settings
+    from equimind.engine import EquiMindEngine
+    from equimind.ingest.tokens import WhitespaceTokenizer
+    from equimind.retrieval.embed import HashEmbedder
+    from equimind.retrieval.rerank import FixedScoreReranker
+    from equimind.services import open_services
+
+    settings = Settings(home=home, snapshot=corpus.resolve(), shared=shared, provider="offline")
+    services = open_services(settings, embedder=HashEmbedder(), tokenizer=WhitespaceTokenizer(),
+                             reranker=FixedScoreReranker({}, unavailable="no cross-encoder in tests"))
+    rec = EquiMindEngine(services).research("NVDA", QUESTION, date(2025, 9, 30))
+    return json.loads(rec.model_dump_json())
+
+
 def test_record_then_replay_matches_the_shipped_corpus(corpus_dir: Path, shared_dir: Path, tmp_path: Path) -> None:
     snap = tmp_path / "snap"
     with SnapshotReplayServer(corpus_dir) as server:
@@ -65,11 +84,13 @@ def test_record_then_replay_matches_the_shipped_corpus(corpus_dir: Path, shared_
     assert res.stderr.count("HTTP 404") == 3 and "3 failure(s)" in res.stdout
     replay_env: dict[str, str | None] = {"EQUIMIND_SHARED": str(shared_dir), "EQUIMIND_SNAPSHOT": None,
                                          "EQUIMIND_PROVIDER": "offline"}
-    for args in (["market", "NVDA", "--as-of", "2025-09-30"],
-                 ["research", "NVDA", QUESTION, "--as-of", "2025-09-30"]):
-        name = args[0]
-        shipped = _json([*args, "--snapshot", str(corpus_dir)], tmp_path / f"{name}-shipped", replay_env)
-        mine = _json([*args, "--snapshot", str(snap)], tmp_path / f"{name}-recorded", replay_env)
+    args = ["market", "NVDA", "--as-of", "2025-09-30"]
+    replays = {"market": (_json([*args, "--snapshot", str(corpus_dir)], tmp_path / "market-shipped", replay_env),
+                          _json([*args, "--snapshot", str(snap)], tmp_path / "market-recorded", replay_env)),
+               "research": (_research(corpus_dir, shared_dir, tmp_path / "research-shipped"),
+                            _research(snap, shared_dir, tmp_path / "research-recorded"))}
+    for name, (shipped, mine) in replays.items():
         assert _normalise(mine, str(snap.resolve()), str(corpus_dir.resolve())) == _normalise(
             shipped, str(snap.resolve()), str(corpus_dir.resolve())), name
         assert str(snap.resolve()) in json.dumps(mine)  # the replay really read the recorded folder
+    assert replays["research"][1]["rating"] is not None and replays["research"][1]["bull_case"]
