@@ -35,7 +35,7 @@ from equimind.sources.base import (
     ProfileSource,
     normalise_ticker,
 )
-from equimind.sources.sourceset import MarketSources
+from equimind.sources.sourceset import MarketSources, open_sources
 from equimind.sources.to_documents import fundamentals_documents, news_documents, price_documents
 
 log = logging.getLogger(__name__)
@@ -204,3 +204,13 @@ def market_report(settings: Settings, ticker: str, as_of: date, sources: MarketS
         settings, ticker, as_of, prices=sources.prices, facts=sources.facts, news=sources.news, macro=sources.macro,
         filings=sources.filings, profile=sources.profile, lexicon=sources.lexicon,
         lookback_days=lookback_days, unavailable=sources.unavailable, on_documents=on_documents, mode=sources.mode)
+
+
+def report_for(settings: Settings, ticker: str, as_of: date, **kwargs: Any) -> MarketReport:
+    """The market report over a SourceSet opened for ``settings`` and closed after (the CLI's ``market``, which
+    needs no store)."""
+    sources = open_sources(settings)
+    try:
+        return market_report(settings, ticker, as_of, sources.market, **kwargs)
+    finally:
+        sources.close()

@@ -13,7 +13,7 @@ import pytest
 from market_replay import ReplayServer
 
 from equimind.analytics.macro import MacroClient
-from equimind.analytics.market import MarketReport, build_market_report, market_report
+from equimind.analytics.market import MarketReport, build_market_report, report_for
 from equimind.config import Settings
 from equimind.errors import NotFoundError
 from equimind.models import Document, Origin
@@ -26,12 +26,7 @@ ISO = re.compile(r"^\d{4}-\d{2}-\d{2}")
 BASIS_KEYS = {"split_basis_day", "price_basis_day"}
 
 
-def _report(settings: Settings, ticker: str, as_of: date, **kw: Any) -> MarketReport:
-    sources = open_sources(settings)
-    try:
-        return market_report(settings, ticker, as_of, sources.market, **kw)
-    finally:
-        sources.close()
+_report = report_for  # the market report over the snapshot's own SourceSet
 
 
 @pytest.fixture(scope="module")

@@ -6,24 +6,17 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from equimind.analytics.market import MarketReport, market_report
+from equimind.analytics.market import MarketReport, report_for
 from equimind.config import Settings
 from equimind.models import Document, Origin
 from equimind.sources.snapshot_macro import SnapshotMacro
 from equimind.sources.snapshot_news import SnapshotNews
 from equimind.sources.sourceset import open_sources
 
-
-def _report(settings: Settings, ticker: str, as_of: date, **kw: Any) -> MarketReport:
-    sources = open_sources(settings)
-    try:
-        return market_report(settings, ticker, as_of, sources.market, **kw)
-    finally:
-        sources.close()
+_report = report_for  # the market report over the snapshot's own SourceSet
 
 
 @pytest.fixture(scope="module")

@@ -32,15 +32,10 @@ def market(
     """Last close, indicators and fundamentals (each with provenance) as of a date."""
 
     def body() -> None:
-        from equimind.analytics.market import market_report
-        from equimind.sources.sourceset import open_sources
+        from equimind.analytics.market import report_for
 
-        settings = build_settings(home, snapshot)
-        sources = open_sources(settings)  # the market report needs no store: no Services (no Chroma) opened
-        try:
-            report = market_report(settings, ticker, parse_day(as_of, "--as-of") or date.today(), sources.market)
-        finally:
-            sources.close()
+        settings = build_settings(home, snapshot)  # the market report needs no store: no Services (no Chroma)
+        report = report_for(settings, ticker, parse_day(as_of, "--as-of") or date.today())
         if as_json:
             emit_json(report)
         else:
