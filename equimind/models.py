@@ -361,7 +361,7 @@ class Recommendation(BaseModel):
     thesis: str
     refused: bool = False
     refusal_reason: str | None = None
-    answer: SerializeAsAny[BaseModel] | None = None  # a specific ask's Answer (equimind/answer/record.py)
+    answer: SerializeAsAny[BaseModel] | None = None  # Answer (answer/record.py): a specific ask; a decision topic
     bull_case: list[Claim] = Field(default_factory=list)
     bear_case: list[Claim] = Field(default_factory=list)
     judge: JudgeSynthesis | None = None

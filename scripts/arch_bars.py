@@ -64,7 +64,7 @@ def walk(tree: ast.AST):  # yields (node, ancestors)
         node, anc = stack.pop()
         yield node, anc
         for child in ast.iter_child_nodes(node):
-            stack.append((child, anc + [node]))
+            stack.append((child, [*anc, node]))
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:

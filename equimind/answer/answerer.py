@@ -100,14 +100,18 @@ class Answerer:
         self._stem = Stemmer.Stemmer("english")
 
     def answer(self, question: str, ticker: str, as_of: date, hits: Sequence[Hit], *,
-               company: str | None = None) -> Answer:
+               company: str | None = None, topic: bool = False,
+               scope: tuple[Subject, Sequence[Subject]] | None = None) -> Answer:
+        """The Answer to ``question``; ``topic``: answer a decision ask's topic (``analyse_question``) instead of
+        refusing it as a decision ask; ``scope``: the subject and the other companies given directly (documents
+        without tickers, e.g. a benchmark's PDFs) instead of the store's tickers."""
         text = check_question(question, ticker)
         ticker = ticker.strip().upper()
         passages = [p for p in dict.fromkeys(passage_of(h) for h in hits) if p.filed_at is None or
                     p.filed_at <= as_of]
-        subject, others = self.check.subjects(as_of, ticker, company or self._entity_name(ticker))
+        subject, others = scope or self.check.subjects(as_of, ticker, company or self._entity_name(ticker))
         verdict = self.check.judge_subject(text, subject, others)
-        q = analyse_question(text, subject, others, self._stem)
+        q = analyse_question(text, subject, others, self._stem, topic=topic)
         base: dict[str, Any] = {"question": text, "ticker": ticker, "as_of": as_of, "kind": q.kind,
                                 "passages_searched": passages,
                                 "analysis": {**q.to_log(), "answerability_rule": verdict.rule}}
@@ -163,6 +167,8 @@ class Answerer:
             degraded.append(f"xbrl: {exc}")
             return None
         result = xbrl_answer(cf, q.metric.metric, q.periods[0] if q.periods else None, as_of, key)
+        if result.not_ended:
+            return Side((), RefusalReason.PERIOD_NOT_ENDED, result.reason)
         if result.sentence is None:
             degraded.append(f"xbrl: {result.reason}; answered from the passages")
             return None

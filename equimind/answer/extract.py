@@ -24,6 +24,7 @@ from equimind.answer.question import QuestionAnalysis
 from equimind.answer.record import AnswerKind, AnswerSentence, Method, Quote, StatedValue
 from equimind.answer.units import Span, Unit, UnitKind, cells
 from equimind.answer.values import is_instruction, needs_value, table_scale, values_of
+from equimind.answer.vocabulary import Term, content_terms
 from equimind.answerability.analysis import stem_sets
 from equimind.models import sha256_hex
 
@@ -70,9 +71,14 @@ def holds(term: str, stems: frozenset[str]) -> bool:
     return any(len(w) >= PREFIX and (w.startswith(term) or term.startswith(w)) for w in stems)
 
 
-def _idf(sets: Sequence[frozenset[str]], stems: Sequence[str]) -> dict[str, float]:
+def holds_term(term: Term, stems: frozenset[str]) -> bool:
+    """The unit holds one of the term's alternatives (every stem of it: ``vocabulary``)."""
+    return any(all(holds(s, stems) for s in alt) for alt in term.alternatives)
+
+
+def _idf(sets: Sequence[frozenset[str]], terms: Sequence[Term]) -> dict[Term, float]:
     n = len(sets)
-    return {s: math.log((n + 1) / (sum(1 for u in sets if holds(s, u)) + 0.5)) for s in stems}
+    return {t: math.log((n + 1) / (sum(1 for u in sets if holds_term(t, u)) + 0.5)) for t in terms}
 
 
 def _year_column(header: Span | None, row: Span, year: int | None) -> tuple[int, str] | None:
@@ -119,14 +125,15 @@ TOKEN_RE = re.compile(r"(?u)\b\w\w+\b")
 
 
 def period_ok(q: QuestionAnalysis, s: Scored, docs: DocPeriods) -> bool:
-    """A number answers the asked period only if its unit names that year (a row: the column it is read from), or
-    names no year and comes from that fiscal year's own report (a 10-Q's "revenue was $41.1 billion" is not fiscal
+    """A number answers the asked period only if its unit names that year (a row: the column it is read from; a
+    year named after "compared to" is the comparison's base, not the number's period), or names no year and comes
+    from that fiscal year's own report (a 10-Q's "revenue was $41.1 billion" is not fiscal
     2025's): otherwise it is a near miss, and a near miss is "not found"."""
     year = _asked_year(q)
     if year is None or q.value_kind not in (AnswerKind.AMOUNT, AnswerKind.COUNT, AnswerKind.PERCENT):
         return True
     text = (s.values[0].period or "") if s.unit.kind is UnitKind.ROW and s.values else s.unit.span.text
-    named = unit_years(text)
+    named = unit_years(COMPARED_WITH.split(text, maxsplit=1)[0])  # "... grew 62% compared to fiscal 2025": a base
     if named:
         return year in named
     fy, fp = docs.get(s.unit.doc_id, (None, None))
@@ -138,6 +145,9 @@ def period_ok(q: QuestionAnalysis, s: Scored, docs: DocPeriods) -> bool:
     if wanted is not None and wanted.kind is PeriodKind.QUARTER:
         return fp == f"Q{wanted.quarter}"
     return True
+
+
+COMPARED_WITH = re.compile(r"\b(?:(?:as )?compared (?:to|with)|versus|relative to|over the same period)\b", re.I)
 
 
 def unit_years(text: str) -> set[int]:
@@ -168,19 +178,19 @@ def _names_head(q: QuestionAnalysis, text: str) -> bool:
 
 
 def score_units(q: QuestionAnalysis, units: Sequence[Unit], stem: Any) -> list[Scored]:
-    stems = list(dict.fromkeys(q.terms))
+    terms = content_terms(q.terms, stem, q.value_kind is AnswerKind.AMOUNT)
     sets = stem_sets([u.context for u in units], stem)
-    idf = _idf(sets, stems)
+    idf = _idf(sets, terms)
     total = sum(idf.values()) or 1.0
     year = _asked_year(q)
     out: list[Scored] = []
     for u, s in zip(units, sets, strict=True):
-        coverage = sum(w for t, w in idf.items() if holds(t, s)) / total if stems else 0.0
+        coverage = sum(w for t, w in idf.items() if holds_term(t, s)) / total if terms else 0.0
         bonus = PERIOD_BONUS if year is not None and year in unit_years(u.context) else 0.0
         if u.kind is UnitKind.ROW:
             vals = _row_values(q, u, year)
             label = stem_sets([cells(u.span.text)[0]], stem)[0]
-            bonus += LABEL_BONUS * sum(w for t, w in idf.items() if holds(t, label)) / total
+            bonus += LABEL_BONUS * sum(w for t, w in idf.items() if holds_term(t, label)) / total
         else:
             vals = tuple(values_of(q.value_kind, u.span.text, question_words=q.question.split()))
             bonus += HEAD_NAME_BONUS if _names_head(q, u.span.text) else 0.0
@@ -189,6 +199,19 @@ def score_units(q: QuestionAnalysis, units: Sequence[Unit], stem: Any) -> list[S
             scored = replace(scored, score=scored.score + COUNTED_BONUS)
         out.append(scored)
     return out
+
+
+CONTENTS_ROW = re.compile(r"^\s*\|?\s*(part\s+[ivx]+|item\s+\d+[a-z]?)\b", re.I)
+
+
+def is_contents_row(u: Unit) -> bool:
+    """A table-of-contents or exhibit-index row ("| Item 1B. | Unresolved Staff Comments | 49 |") names where a
+    topic is, never a value: it is not an answer."""
+    if u.kind is not UnitKind.ROW:
+        return False
+    head = u.header.text.lower() if u.header is not None else ""
+    return (CONTENTS_ROW.search(u.span.text) is not None or "page" in cells(head)[-1:]
+            or any(w in head for w in ("exhibit", "incorporated by reference")))
 
 
 def _quotes(u: Unit, doc_sha: str) -> list[Quote]:
@@ -222,7 +245,9 @@ def _scale_word(scale: float) -> str:
 def extract(q: QuestionAnalysis, units: Sequence[Unit], texts: dict[str, str], stem: Any,
             subject: str | None = None, doc_periods: DocPeriods | None = None) -> Extraction:
     """The best answering unit(s) (module docstring); an empty ``sentences`` is "not found"."""
-    clean = [u for u in units if not is_instruction(u.context)]
+    prose = q.value_kind in (AnswerKind.TEXT, AnswerKind.YES_NO)  # an explanation is never a table row
+    clean = [u for u in units if not is_instruction(u.context) and not (prose and u.kind is UnitKind.ROW)
+             and not is_contents_row(u)]
     scored = score_units(q, clean, stem)
     qualifying = [s for s in scored if s.coverage >= MIN_COVERAGE]
     need = needs_value(q.value_kind)

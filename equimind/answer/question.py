@@ -6,11 +6,14 @@ analysis's (``equimind.answerability.analysis.analyse``, ADR 0006); this module 
 and the periods. Rules, first match wins (on the ask's lower-case words):
 
 * ``how many`` -> count; ``how much`` / ``how large|big`` -> an amount, or a count when the noun counted is a
-  count noun (employees, members, vehicles ...), or a percent when the ask is about growth ("how much did X grow");
+  count noun (employees, members, vehicles ...) and no money verb (spend, pay, cost ...), or a percent when the ask
+  is about growth ("how much did X grow");
 * ``how fast|quickly``, ``what percentage|fraction|share|rate|margin``, ``by how much`` + grow -> percent;
 * ``when`` / ``what year|date`` -> date; ``where``, ``which``, ``who``, ``in which`` -> name;
 * a first word that is an auxiliary (is, are, does, did, can, has ...) -> yes/no;
-* ``what was|were|is`` + a reported metric -> amount; ``why``, ``what drove``, ``how does`` ... -> text.
+* ``why``, ``what drove|caused|lifted``, ``how does X describe|explain|assign ...`` -> text, even when a metric is named
+  ("what drove the decline in sales" asks for the reason, not the sales figure);
+* ``what was|were|is`` + a reported metric -> amount; any other ask -> text.
 
 An XBRL ask is an amount (or count / per-share) ask that names a metric of the concept map and whose other focus
 terms are only the metric's own words, verbs such as "earn" or "spend", and period words: anything else (a
@@ -21,12 +24,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from equimind.answer.concepts import METRIC_VERBS, SHARES, MetricMatch, find_metrics
 from equimind.answer.periods import Period, find_periods
 from equimind.answer.record import AnswerKind
+from equimind.answer.vocabulary import MONEY_VERBS
 from equimind.answerability.analysis import TOKEN, AskAnalysis, AskKind, Subject, analyse
 
 
@@ -34,6 +38,9 @@ def _wordset(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+EXPLAIN = re.compile(r"^why\b|\bwhat (drove|drives|caused|causes|explains|lifted|hurt|weighed)\b"
+                     r"|\bhow (does|do|did) [\w&' ]{1,40}?\b(describe|explain|assign|allocate|break|define|"
+                     r"account|recognize|measure)\b")
 COUNT_NOUNS = _wordset("""employees employee people staff headcount workforce workers members memberships
 subscribers subscriptions users customers headcounts employer employers vehicles cars units deliveries stores
 locations shares accounts countries offices facilities patents""")
@@ -88,13 +95,15 @@ def value_kind(words: Sequence[str], metric: MetricMatch | None) -> tuple[Answer
     if re.search(r"\bwhat (percentage|percent|fraction|share|proportion|rate|margin)\b", text):
         return AnswerKind.PERCENT, "what percentage/fraction/rate"
     if re.search(r"\bhow (much|large|big)\b", text):
-        if nouns and (metric is None or metric.metric.unit == SHARES):
+        if nouns and not MONEY_VERBS & set(words) and (metric is None or metric.metric.unit == SHARES):
             return AnswerKind.COUNT, f"how large + count noun '{sorted(nouns)[0]}'"
         return AnswerKind.AMOUNT, "how much/large"
     if (words and words[0] == "when") or re.search(r"\bwhat (year|date|day|month)\b", text):
         return AnswerKind.DATE, "when"
     if words and words[0] in AUXILIARIES:
         return AnswerKind.YES_NO, f"auxiliary '{words[0]}' first"
+    if EXPLAIN.search(text):
+        return AnswerKind.TEXT, "an explanation (why / what drove / how does ... describe)"
     if metric is not None:
         return AnswerKind.AMOUNT, f"metric '{metric.phrase}'"
     if NAME_HEADS & set(words[:3]) or re.search(r"\bwhat (network|company|city|country|segments?|model)\b", text):
@@ -144,8 +153,11 @@ def _stem_words(words: Sequence[str], stem: Any) -> list[str]:
 
 
 def analyse_question(question: str, subject: Subject, others: Sequence[Subject] = (),
-                     stem: Any = None) -> QuestionAnalysis:
-    """The answer-path analysis of ``question`` about ``subject`` (``others``: the other companies known)."""
+                     stem: Any = None, topic: bool = False) -> QuestionAnalysis:
+    """The answer-path analysis of ``question`` about ``subject`` (``others``: the other companies known).
+
+    ``topic``: a decision ask with content words ("Is data-center growth sustainable?") is analysed as the text ask
+    about those words (its topic), answered above the debate's rating; without content words it stays a decision."""
     ask = analyse(question, subject, others, stem)
     periods = tuple(find_periods(ask.ask))
     metrics = find_metrics(ask.ask)
@@ -153,6 +165,10 @@ def analyse_question(question: str, subject: Subject, others: Sequence[Subject] 
     words = _words(ask.ask)
     vkind, cue = value_kind(words, metric)
     kind = vkind
+    if topic and ask.kind is AskKind.DECISION and ask.topic:
+        ask = replace(ask, kind=AskKind.SPECIFIC, terms=ask.topic, cue=f"the topic of a decision ask ({ask.cue})")
+        kind = vkind = AnswerKind.TEXT
+        cue = "the topic of a decision ask: the passages about it"
     if ask.kind is AskKind.DECISION:
         kind, cue = AnswerKind.DECISION, ask.cue
     elif ask.co_subjects or (len(periods) >= 2 and COMPARE_CUES & set(words)):

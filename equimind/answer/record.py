@@ -49,6 +49,7 @@ class RefusalReason(StrEnum):
     NOTHING_VERIFIED = "nothing_verified"  # the LLM's sentences all failed verification
     LLM_REFUSED = "llm_refused"  # the model said the passages do not answer
     DECISION_ASK = "decision_ask"  # a decision ask: the debate rates it
+    PERIOD_NOT_ENDED = "period_not_ended"  # the asked period ends after the as-of date: nothing reports it yet
 
 
 NO_VALUE_OF_TYPE_TEXT = "the retrieved passages hold the question's terms but no value of the asked type"

@@ -36,6 +36,7 @@ class FactsSource(Protocol):
 class XbrlResult:
     sentence: AnswerSentence | None
     reason: str  # why there is no sentence, or where the value came from
+    not_ended: bool = False  # the asked period ends after the as-of date: no figure for it can exist yet
 
 
 def format_value(value: float, unit: str) -> str:
@@ -103,6 +104,10 @@ def xbrl_answer(cf: CompanyFacts, metric: MetricSpec, period: Period | None, as_
     window = calendar.window(period, metric.flow)
     if window is None:
         return XbrlResult(None, f"no filing of {ticker} on or before {as_of} places the asked period")
+    if window.end > as_of:
+        return XbrlResult(None, f"{window.label} ends {window.end}, after the as-of date {as_of}: no "
+                                f"{metric.name.lower()} for it has been reported yet; ask for a period that has "
+                                f"ended (the latest quarter reported, or the last full fiscal year)", not_ended=True)
     tried: list[str] = []
     for concept in metric.concepts:
         facts = known_facts(cf, concept, metric.unit, as_of)

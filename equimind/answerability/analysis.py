@@ -73,7 +73,14 @@ valuation overvalued undervalued overpriced underpriced cheap expensive attracti
 bull bullish bear bearish upside downside thesis
 """)
 DECISION_VERBS = frozenset({"buy", "sell", "hold", "invest", "short"})
+# A judgement adjective up to three words before a holding noun ("a good investment", "a great stock to own") asks
+# for a decision.
+JUDGEMENT_ADJECTIVES = frozenset({"good", "bad", "great", "wise", "smart", "safe", "solid", "poor"})
+DECISION_NOUNS = frozenset({"investment", "stock", "shares", "buy", "bet", "pick", "stocks"})
 PERSONAL = frozenset({"i", "we", "me", "my", "our", "us", "you", "your"})
+# Words that frame a decision ask rather than name its topic ("a good long-term investment at this price").
+DECISION_FRAME = (ADVICE_WORDS | DECISION_VERBS | PERSONAL | DECISION_NOUNS | JUDGEMENT_ADJECTIVES
+                  | frozenset({"long", "term", "near", "medium", "horizon", "price", "own", "owning", "worth"}))
 ARTICLES = frozenset({"a", "an"})
 # Coordination that makes a second company a co-subject ("Apple and Netflix", "AWS or NVIDIA's", "Compare ...").
 COMPARE_WORDS = frozenset({"compare", "compared", "comparing", "comparison", "versus", "vs", "than"})
@@ -141,6 +148,8 @@ class AskAnalysis:
     terms: tuple[FocusTerm, ...]
     co_subjects: tuple[str, ...]  # keys of other companies the question compares the run's company with
     names: tuple[NamePhrase, ...] = ()  # multi-word proper names of the ask ("Arm Holdings")
+    topic: tuple[FocusTerm, ...] = ()  # a decision ask's content words beyond its advice words ("Is data-center
+    # growth sustainable?" -> data, center, growth): what the rating is about, answered above the rating
 
     def to_log(self) -> dict[str, Any]:
         return {"kind": self.kind.value, "cue": self.cue, "ask": self.ask,
@@ -233,11 +242,16 @@ def _co_subjects(tokens: Sequence[_Token], keys: Sequence[str | None], subject: 
 
 def classify(tokens: Sequence[str]) -> tuple[AskKind, str]:
     """Decision when the question uses advice / outlook vocabulary, or a decision verb (buy, sell, hold, invest,
-    short) with a personal pronoun ("should I buy"), as a noun ("a buy") or as its first word ("Buy or sell?").
+    short) with a personal pronoun ("should I buy"), as a noun ("a buy") or as its first word ("Buy or sell?"), or a
+    judgement adjective before a holding noun ("a good investment").
     Everything else is a specific ask. ``tokens`` are the lower-case words with company names removed."""
     for w in tokens:
         if w in ADVICE_WORDS:
             return AskKind.DECISION, f"advice/outlook word '{w}'"
+    for i, a in enumerate(tokens):
+        noun = next((b for b in tokens[i + 1:i + 4] if b in DECISION_NOUNS), None)
+        if a in JUDGEMENT_ADJECTIVES and noun is not None:
+            return AskKind.DECISION, f"judgement '{a} ... {noun}'"
     personal = any(w in PERSONAL for w in tokens)
     for i, w in enumerate(tokens):
         if w in DECISION_VERBS and (personal or i == 0 or tokens[i - 1] in ARTICLES):
@@ -260,7 +274,15 @@ def analyse(question: str, subject: Subject, others: Sequence[Subject] = (), ste
     free = [t for t, k in zip(tokens, keys, strict=True) if k is None or (k != subject.key and k not in co)]
     kind, cue = classify([t.lower for t in free])
     if kind is AskKind.DECISION:
-        return AskAnalysis(kind, cue, ask, (), co)
+        topic = [t for t in free if t.lower not in DECISION_FRAME]
+        return AskAnalysis(kind, cue, ask, (), co, topic=_focus_terms(topic, stem))
+    terms = _focus_terms(free, stem)
+    in_ask = [k is None or (k != subject.key and k not in co) for k in keys]
+    return AskAnalysis(kind, cue, ask, terms, co, _name_phrases(tokens, in_ask, stem))
+
+
+def _focus_terms(free: Sequence[_Token], stem: Any) -> tuple[FocusTerm, ...]:
+    """The content words of ``free`` (frame and function words dropped), one FocusTerm per stem."""
     words: dict[str, tuple[bool, bool]] = {}
     for t in free:
         if len(t.lower) > 1 and t.lower != "&" and not _is_frame(t.lower):
@@ -271,8 +293,7 @@ def analyse(question: str, subject: Subject, others: Sequence[Subject] = (), ste
     for (w, (proper, acronym)), s in zip(words.items(), stems, strict=True):
         if s not in terms:
             terms[s] = FocusTerm(w, s, proper, acronym)
-    in_ask = [k is None or (k != subject.key and k not in co) for k in keys]
-    return AskAnalysis(kind, cue, ask, tuple(terms.values()), co, _name_phrases(tokens, in_ask, stem))
+    return tuple(terms.values())
 
 
 def _name_phrases(tokens: Sequence[_Token], in_ask: Sequence[bool], stem: Any) -> tuple[NamePhrase, ...]:

@@ -3,9 +3,9 @@
 For golden questions (answerable: a sample per ticker; absent: all) the pipeline runs with the question's first
 ticker and a fixed as-of date, and every Recommendation is checked for:
 
-* **citation validity** — every cited quote is the document's own text at [start, end) and the document's sha256
-  matches the citation's; rate = valid citations / all citations (claims citing nothing but figures are counted
-  separately);
+* **citation validity** — every cited quote (of a claim, or of a direct answer's sentence) is the document's own
+  text at [start, end) and the document's sha256 matches the citation's; rate = valid citations / all citations
+  (claims citing nothing but figures are counted separately);
 * **refusal** — ``Recommendation.refused``: on absent-answer questions a refusal is correct; on answerable ones it is
   a false refusal. Specific asks the visible documents do not answer are refused by the answerability check
   (ADR 0006); ``equimind.evaluation.refusals`` measures that check alone over all golden questions;
@@ -28,8 +28,10 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from equimind.answer.record import Answer
 from equimind.config import Settings
 from equimind.engine import EquiMindEngine
+from equimind.evaluation.answer_quality import financebench_answers, financebench_engine, golden_answers
 from equimind.evaluation.golden import (
     GoldenQuestion,
     ResolvedSpan,
@@ -81,6 +83,16 @@ def check_citations(rec: Recommendation, engine: EquiMindEngine, tally: AnswerTa
             tally.citations += 1
             text = engine.services.docstore.get_document_text(c.doc_id)
             ok = text[c.start:c.end] == c.quote and sha256_hex(text) == c.doc_sha256
+            tally.citations_valid += int(ok)
+            bad += int(not ok)
+    answer = rec.answer if isinstance(rec.answer, Answer) else None
+    for sentence in answer.sentences if answer is not None else []:  # a direct answer's quotes count the same
+        tally.claims += 1
+        tally.claims_uncited += int(not sentence.quotes)
+        for q in sentence.quotes:
+            tally.citations += 1
+            text = engine.services.docstore.get_document_text(q.doc_id)
+            ok = text[q.start:q.end] == q.text and sha256_hex(text) == q.doc_sha256
             tally.citations_valid += int(ok)
             bad += int(not ok)
     return bad
@@ -206,12 +218,43 @@ def _rate(num: int, den: int) -> float | None:
     return round(num / den, 4) if den else None
 
 
-def run_answers(settings: Settings, corpus_dir: Path, cache_dir: Path, *, tickers: Sequence[str] = (),
-                per_ticker: int = 1, determinism_runs: int = 2, seed_store: Path | None = None) -> dict[str, Any]:
-    """Run the checks; returns ``{"config", "metrics", "corpus_signature"}`` for ``report.result_envelope``."""
+ANSWER_PARTS = ("research", "golden", "financebench")
 
-    questions = sample_questions(load_golden(), per_ticker, tickers)
+
+def run_answers(settings: Settings, corpus_dir: Path, cache_dir: Path, *, tickers: Sequence[str] = (),
+                per_ticker: int = 1, determinism_runs: int = 2, seed_store: Path | None = None,
+                parts: Sequence[str] = ("research",), financebench: tuple[Path, Path] | None = None
+                ) -> dict[str, Any]:
+    """Run the checks; returns ``{"config", "metrics", "corpus_signature"}`` for ``report.result_envelope``.
+
+    ``parts``: ``research`` (the research pipeline's checks, this module's docstring), ``golden`` and
+    ``financebench`` (answer correctness, ``evaluation.answer_quality``; ``financebench`` = (data folder, store cache
+    folder): its context store is built there on first use, 20-40 min on 2 cores)."""
+
     engine = _open_engine(settings, corpus_dir, cache_dir, seed_store or _product_seed(cache_dir))
+    part: dict[str, Any] = {"config": {"benchmark": "answers", "parts": list(parts)}, "metrics": {},
+                            "corpus_signature": None}
+    if "research" in parts:
+        part = _research_checks(engine, corpus_dir, cache_dir, tickers, per_ticker, determinism_runs)
+        part["config"]["parts"] = list(parts)
+    correctness: dict[str, Any] = {}
+    if "golden" in parts:
+        _ensure_filings(engine, corpus_dir, [q for q in load_golden() if not q.absent])
+        correctness["golden"] = golden_answers(engine)
+    if "financebench" in parts and financebench is not None:
+        data_dir, fb_cache = financebench
+        fb_engine, ingest = financebench_engine(settings, data_dir, fb_cache)
+        correctness["financebench"] = {"store": str(fb_cache), "ingest": ingest,
+                                       **financebench_answers(fb_engine, data_dir)}
+    if correctness:
+        part["metrics"]["answer_correctness"] = correctness
+    return part
+
+
+def _research_checks(engine: EquiMindEngine, corpus_dir: Path, cache_dir: Path, tickers: Sequence[str],
+                     per_ticker: int, determinism_runs: int) -> dict[str, Any]:
+    """The research pipeline's checks over a sample of golden questions (module docstring)."""
+    questions = sample_questions(load_golden(), per_ticker, tickers)
     _ensure_filings(engine, corpus_dir, [q for q in questions if not q.absent])
     docs = [engine.services.docstore.get_document(r.doc_id)
             for r in engine.services.docstore.list_documents(status="indexed")]

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from equimind.evaluation.report_answers import correctness_sections
+
 HEAD = ("recall_any@10", "mrr@10", "ndcg@10")
 SETTING_NAMES = {"shared": "shared store, no filter", "shared_parsed": "shared store + filter parsed from the "
                  "question's words", "single": "single store (filtered to the question's document / tickers)"}
@@ -49,9 +51,10 @@ Reproduce (stores are cached under `.equimind_cache/eval/`; the first FinanceBen
     equimind eval retrieval --benchmark financebench --data ../shared/benchmarks/financebench \\
         --variants base,context --json benchmarks/results/eval_financebench.json
     equimind eval golden --variants base,context --json benchmarks/results/eval_golden.json
-    equimind eval answers --json benchmarks/results/eval_answers.json
+    equimind eval answers --parts research,golden --json benchmarks/results/eval_answers.json
+    equimind eval answers --parts financebench --json benchmarks/results/eval_answers_financebench.json
     equimind eval refusals --json benchmarks/results/eval_refusals.json
-    equimind eval docs          # this file, from the four JSON files
+    equimind eval docs          # this file, from the JSON files above
     equimind eval gate          # CI subset vs equimind/evaluation/data/baseline_ci.json
 
 The CI gate (`tests/evaluation/test_eval_regression.py`, marked slow) ingests five small recorded filings with the
@@ -161,6 +164,8 @@ def retrieval_section(title: str, env: dict[str, Any]) -> list[str]:
 
 def answers_section(env: dict[str, Any]) -> list[str]:
     m = env["metrics"]
+    if "runs" not in m:  # a correctness-only run (--parts golden / financebench)
+        return []
     rows = [
         ("research runs (offline analyst)", m["runs"]),
         ("citation validity rate", f"{_fmt(m['citation_validity_rate'])} of {m['citations']} citations"),
@@ -216,7 +221,11 @@ def render_markdown(results: Path) -> str:
             parts.append(f"## {title}\n\nNot run yet: `{path}` is missing.\n")
     path = results / "eval_answers.json"
     if path.is_file():
-        parts.append("\n".join(answers_section(json.loads(path.read_text(encoding="utf-8")))))
+        env = json.loads(path.read_text(encoding="utf-8"))
+        parts.append("\n".join([*answers_section(env), *correctness_sections(env)]))
+    path = results / "eval_answers_financebench.json"
+    if path.is_file():
+        parts.append("\n".join(correctness_sections(json.loads(path.read_text(encoding="utf-8")))))
     path = results / "eval_refusals.json"
     if path.is_file():
         parts.append("\n".join(refusals_section(json.loads(path.read_text(encoding="utf-8")))))

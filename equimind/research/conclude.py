@@ -63,6 +63,8 @@ class Concluder:
                       f"claims verified; {outcome.dropped_claims} dropped", None,
                       rating=outcome.rating.value if outcome.rating else None)
             fields = outcome.recommendation_fields()
+            if answer.analysis.topic and self.answerer is not None:  # "both": the rating, and above it the answer
+                fields["answer"] = self.direct_answer(ask, state, nodes, topic=True)
         else:
             fields = self._refusal_fields(answer)
 
@@ -93,11 +95,14 @@ class Concluder:
         self.emit(ResearchStage.ANSWERABILITY, msg, None, **answer.to_log())
         return answer
 
-    def direct_answer(self, ask: Ask, state: RunState, evidence: list[EvidenceNode]) -> Answer:
-        """The Answer to a specific ask over the run's final evidence (``equimind ask`` and research)."""
+    def direct_answer(self, ask: Ask, state: RunState, evidence: list[EvidenceNode], *,
+                      topic: bool = False) -> Answer:
+        """The Answer to a specific ask over the run's final evidence (``equimind ask`` and research); ``topic``:
+        to a decision ask's topic, shown above its rating."""
         assert self.answerer is not None
         t0 = time.perf_counter()
-        ans = self.answerer().answer(ask.question, ask.ticker, ask.as_of, evidence, company=state.company)
+        ans = self.answerer().answer(ask.question, ask.ticker, ask.as_of, evidence, company=state.company,
+                                     topic=topic)
         state.time("answer", t0)
         said = ans.text or (ans.refusal.message if ans.refusal else "")
         self.emit(ResearchStage.ANSWER, f"{ans.support.value}: {said}"[:300], None, support=ans.support.value,

@@ -139,3 +139,38 @@ def test_same_question_same_answer(answerer: Answerer, search: Search) -> None:
     hits = search(question)
     first, again = (answerer.answer(question, "NVDA", AS_OF, hits).model_dump_json() for _ in range(2))
     assert first == again
+
+
+def test_a_full_year_that_has_not_ended_is_refused_not_answered_with_a_near_miss(answerer: Answerer,
+                                                                                 search: Search) -> None:
+    question = "What was NVIDIA's total revenue in fiscal 2026?"  # fiscal 2026 ends in January 2026
+    ans = answerer.answer(question, "NVDA", AS_OF, search(question))
+    assert ans.support is Support.REFUSED and not ans.sentences
+    assert ans.refusal is not None and ans.refusal.reason is RefusalReason.PERIOD_NOT_ENDED
+    assert "after the as-of date 2025-09-30" in ans.refusal.message
+
+
+def test_growth_is_matched_by_the_filing_word_up_and_a_comparison_base_is_not_the_period(
+        answerer: Answerer, search: Search, nvda_services: Any) -> None:
+    question = "How quickly did NVIDIA's data center business grow in fiscal 2025?"
+    hits = search(question)  # with the hash embedder these hold the 10-Q's "grew 62% ... compared to the first half
+    # of fiscal year 2025" (fiscal 2026 growth: a near miss) but not the 10-K's sentence, which this search adds
+    near_miss = "grew 62% year-on-year compared to the first half of fiscal year 2025"
+    texts = [nvda_services.docstore.get_document_text(h.document.doc_id)[h.parent_start:h.parent_end] for h in hits]
+    assert any(near_miss in t for t in texts)
+    alone = answerer.answer(question, "NVDA", AS_OF, hits)
+    assert all(near_miss not in s.text for s in alone.sentences)
+    ans = answerer.answer(question, "NVDA", AS_OF, hits + search("Data Center revenue for fiscal year 2025 was up"))
+    assert ans.support is Support.SUPPORTED and ans.kind is AnswerKind.PERCENT
+    assert "142%" in ans.sentences[0].text
+    _quotes_verify(ans, nvda_services.docstore)
+
+
+def test_a_decision_ask_is_answered_on_its_topic_only_when_asked_to(answerer: Answerer, search: Search,
+                                                                    nvda_services: Any) -> None:
+    question = "Is data-center growth sustainable?"
+    assert answerer.answer(question, "NVDA", AS_OF, search(question)).refusal.reason is RefusalReason.DECISION_ASK
+    ans = answerer.answer(question, "NVDA", AS_OF, search(question), topic=True)
+    assert ans.support is Support.SUPPORTED and ans.kind is AnswerKind.TEXT
+    assert all("data center" in s.text.lower() for s in ans.sentences)
+    _quotes_verify(ans, nvda_services.docstore)

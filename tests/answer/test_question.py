@@ -28,6 +28,13 @@ META = Subject("META", name_words("META", "Meta Platforms, Inc."))
     ("What was NVIDIA's data center revenue in fiscal 2025?", AnswerKind.AMOUNT),
     ("What lifted NVIDIA's gross margin?", AnswerKind.TEXT),
     ("How large is NVIDIA's workforce?", AnswerKind.COUNT),
+    # a money verb makes "how much ... shares" an amount, not a count of shares
+    ("How much did Apple spend buying back its own shares in fiscal 2024?", AnswerKind.AMOUNT),
+    ("How many shares did Apple buy back in fiscal 2024?", AnswerKind.COUNT),
+    # the reason for a metric's move is asked, not the metric
+    ("What drove the decline in Apple's Greater China sales in 2024?", AnswerKind.TEXT),
+    ("Why did NVIDIA's revenue grow in fiscal 2025?", AnswerKind.TEXT),
+    ("How does Amazon assign shared infrastructure costs to AWS?", AnswerKind.TEXT),
     ("Should I buy NVIDIA?", AnswerKind.DECISION),
 ])
 def test_answer_type(question: str, kind: AnswerKind) -> None:
@@ -67,3 +74,13 @@ def test_comparison_of_two_companies_needs_counts_for_a_workforce() -> None:
     assert q.kind is AnswerKind.COMPARISON and q.ask.co_subjects == ("META",) and q.value_kind is AnswerKind.COUNT
     two_periods = analyse_question("Was NVIDIA's revenue in fiscal 2025 higher than in fiscal 2024?", NVDA)
     assert two_periods.kind is AnswerKind.COMPARISON and len(two_periods.periods) == 2
+
+
+def test_a_decision_ask_with_a_topic_is_answered_on_that_topic_when_asked_to() -> None:
+    question = "Is data-center growth sustainable?"
+    plain = analyse_question(question, NVDA)
+    assert plain.kind is AnswerKind.DECISION
+    topic = analyse_question(question, NVDA, topic=True)
+    assert topic.kind is AnswerKind.TEXT and set(topic.terms) == {"data", "center", "growth"}
+    bare = analyse_question("Should I buy NVIDIA?", NVDA, topic=True)
+    assert bare.kind is AnswerKind.DECISION  # nothing to answer beyond the rating

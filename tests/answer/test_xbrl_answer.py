@@ -63,3 +63,14 @@ def test_a_fourth_quarter_is_derived_with_its_formula(facts: Any) -> None:
     assert fig.period_end == date(2024, 9, 28) and 80 <= (fig.period_end - fig.period_start).days <= 100  # type: ignore[operator]
     assert fig.provenance["formula"].startswith("+us-gaap:") and " -us-gaap:" in fig.provenance["formula"]
     assert len(fig.provenance["facts"]) == 2
+
+
+def test_a_fiscal_year_that_has_not_ended_by_the_as_of_date_is_not_reported_yet(facts: Any) -> None:
+    cf = facts.company_facts("NVDA")
+    fy2026 = Period(PeriodKind.FISCAL_YEAR, "fiscal 2026", fiscal_year=2026)
+    result = xbrl_answer(cf, METRIC["revenue"], fy2026, AS_OF, "NVDA")  # NVIDIA's fiscal 2026 ends in Jan 2026
+    assert result.sentence is None and result.not_ended
+    assert "after the as-of date 2025-09-30" in result.reason
+    later = xbrl_answer(cf, METRIC["revenue"], Period(PeriodKind.FISCAL_YEAR, "fiscal 2025", fiscal_year=2025),
+                        AS_OF, "NVDA")
+    assert later.sentence is not None and not later.not_ended

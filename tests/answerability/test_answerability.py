@@ -36,6 +36,7 @@ def _words(question: str, subject: Subject = NVDA) -> list[str]:
     "Should I invest in NVIDIA?", "Is data-center growth sustainable?", "What are the main risks?",
     "Is NVIDIA a buy at this price?", "Buy or sell NVDA?", "What is the outlook for NVIDIA?",
     "Would you recommend NVIDIA stock?", "Is NVIDIA overvalued?", "Should we hold our NVIDIA shares?",
+    "Is NVIDIA a good long-term investment?", "Is NVIDIA a great stock to own?",
 ])
 def test_decision_asks_are_always_rated(question: str) -> None:
     a = analyse(question, NVDA, STORE)
@@ -48,9 +49,17 @@ def test_decision_asks_are_always_rated(question: str) -> None:
     "How much did Apple spend buying back its own shares?",  # "buying back" is not a decision verb
     "How much did Tesla invest in capex in 2025?",  # no person: a reported fact
     "What price did NVIDIA pay to acquire Arm Holdings?",
+    "How good was NVIDIA's gross margin in fiscal 2025?",  # a judgement adjective without a holding noun
 ])
 def test_specific_asks(question: str) -> None:
     assert analyse(question, NVDA, STORE).kind is AskKind.SPECIFIC
+
+
+def test_a_decision_ask_keeps_its_topic_words_apart_from_its_advice_words() -> None:
+    assert [t.word for t in analyse("Is data-center growth sustainable?", NVDA, STORE).topic] == [
+        "data", "center", "growth"]
+    assert analyse("Should I buy NVIDIA?", NVDA, STORE).topic == ()
+    assert analyse("Is NVIDIA a good long-term investment?", NVDA, STORE).topic == ()
 
 
 def test_company_names_are_masked_before_classifying() -> None:

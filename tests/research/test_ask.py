@@ -80,3 +80,14 @@ def test_research_answers_a_specific_ask_instead_of_rating_it(make_engine: Calla
     assert rec.answer is not None and "93,736" in rec.thesis
     dumped = rec.model_dump(mode="json")
     assert dumped["answer"]["sentences"][0]["figures"][0]["provenance"]["concept"] == "us-gaap:NetIncomeLoss"
+
+
+@pytest.mark.integration
+def test_a_decision_ask_with_a_topic_gets_the_rating_and_above_it_the_answer(
+        make_engine: Callable[..., EquiMindEngine]) -> None:
+    rec = make_engine().research("NVDA", "Is data-center growth sustainable?", AS_OF)
+    assert rec.rating is not None and rec.bull_case  # the debate rated it
+    assert rec.answer is not None and rec.answer.kind.value == "text"
+    assert rec.answer.sentences and all("data center" in s.text.lower() for s in rec.answer.sentences)
+    plain = make_engine().research("NVDA", "Should I buy NVIDIA?", AS_OF)
+    assert plain.rating is not None and plain.answer is None  # nothing beyond the rating was asked

@@ -107,15 +107,23 @@ def answers(
     corpus: Annotated[Path | None, typer.Option("--corpus", help="Recorded corpus (default ../shared/corpus).")] = None,
     out: OutOpt = None,
     cache: CacheOpt = DEFAULT_CACHE,
-    tickers: Annotated[str | None, typer.Option("--tickers", help="Only these tickers' questions.")] = None,
+    tickers: Annotated[str | None, typer.Option("--tickers", help="Only these tickers' questions (research).")] = None,
+    parts: Annotated[str, typer.Option("--parts", help="research (pipeline checks), golden (answer correctness per "
+                                       "type), financebench (answer-bearing share; builds its context store on "
+                                       "first use, 20-40 min), comma-separated.")] = "research,golden,financebench",
+    data: Annotated[Path | None, typer.Option("--data", help="FinanceBench folder (default: under ../shared).")] = None,
     home: HomeOpt = None,
 ) -> None:
-    """Answer-level checks of the research pipeline: citation validity, refusals, look-ahead, determinism."""
+    """Answers: the research pipeline's checks (citation validity, refusals, look-ahead, determinism) and the answer
+    path's correctness on the golden set and FinanceBench dev."""
 
     def body() -> dict[str, Any]:
+        ev = _harness()
         settings = build_settings(home)
         chosen = tuple(t.strip().upper() for t in (tickers or "").split(",") if t.strip())
-        result = _harness().run_answers(settings, corpus or settings.corpus_dir, cache / "answers", tickers=chosen)
+        fb = (data or settings.shared / "benchmarks" / "financebench", cache / "financebench")
+        result = ev.run_answers(settings, corpus or settings.corpus_dir, cache / "answers", tickers=chosen,
+                                parts=_csv(parts, ev.ANSWER_PARTS, "--parts"), financebench=fb)
         return _write(out, result)
 
     run_guarded(body)
@@ -183,7 +191,9 @@ def all_(
         _write(results / "eval_financebench.json", _retrieval("financebench", None, cache, "base,context", arms, home))
         _write(results / "eval_golden.json", _retrieval("golden", None, cache, "base,context", arms, home))
         settings = build_settings(home)
-        _write(results / "eval_answers.json", ev.run_answers(settings, settings.corpus_dir, cache / "answers"))
+        fb = (settings.shared / "benchmarks" / "financebench", cache / "financebench")
+        _write(results / "eval_answers.json", ev.run_answers(settings, settings.corpus_dir, cache / "answers",
+                                                             parts=ev.ANSWER_PARTS, financebench=fb))
         _write(results / "eval_refusals.json", ev.run_refusals(cache / "answers", cache / "financebench" / "base",
                                                                settings.shared / "benchmarks" / "financebench"))
         docs.write_text(ev.render_markdown(results), encoding="utf-8")

@@ -30,12 +30,12 @@ def progress_printer() -> Callable[[ResearchEvent], None]:
 
 
 def recommendation(rec: Recommendation) -> None:
-    if rec.answer is not None:  # a specific ask: the direct answer, not a rating
-
+    if rec.answer is not None:  # a specific ask's answer, or a decision ask's topic answered above its rating
         answer(rec.answer)  # type: ignore[arg-type]
-    elif rec.refused or rec.rating is None:
-        console.print(Panel(f"[bold red]REFUSED[/bold red]: {rec.refusal_reason}",
-                            title=f"{rec.ticker} as of {rec.as_of}"))
+    if rec.rating is None:
+        if rec.answer is None:
+            console.print(Panel(f"[bold red]REFUSED[/bold red]: {rec.refusal_reason}",
+                                title=f"{rec.ticker} as of {rec.as_of}"))
     else:
         style = _RATING_STYLE.get(rec.rating.value, "bold")
         head = (f"[{style}]{rec.rating.value}[/{style}]  conviction {rec.conviction:.2f}  "

@@ -192,8 +192,24 @@
     }
   }
 
+  function renderRunAnswer(ans) {
+    // a specific ask's answer, or a decision ask's topic answered above the rating (issue 14)
+    const box = $("rec-answer");
+    box.textContent = "";
+    box.hidden = !ans;
+    if (!ans) return;
+    box.append(h("h3", { text: "Answer to what was asked" }));
+    if (ans.sentences.length) {
+      box.append(h("ol", { class: "a-sentences" }, ...ans.sentences.map(s => window.EquiAsk.sentenceItem(s))));
+    } else {
+      box.append(h("p", { class: "muted", text: "No direct answer: " +
+        (ans.refusal ? ans.refusal.message : "the evidence does not answer it") }));
+    }
+  }
+
   function renderRecommendation(rec) {
     $("result").hidden = false;
+    renderRunAnswer(rec.answer);
     const rating = $("rec-rating");
     rating.textContent = rec.rating || "NO RATING";
     rating.dataset.rating = rec.rating || "none";

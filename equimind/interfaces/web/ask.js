@@ -190,6 +190,8 @@
     }
   }
 
+  window.EquiAsk = { sentenceItem };  // app.js shows a research run's answer (rec.answer) with the same items
+
   document.addEventListener("DOMContentLoaded", () => {
     ui().$("ask-form").addEventListener("submit", runAsk);
   });

@@ -1,0 +1,85 @@
+"""Question words -> the words filings print for them, for the extractive answerer's term coverage.
+
+A question asks "how much did X spend buying back its shares"; the 10-K says "the Company repurchased 499 million
+shares for $95.0 billion". Coverage of the ask's focus stems (``extract.score_units``) would miss "buying back" in
+that sentence, and the sentence that answers would not qualify. Each group below lists phrases that a US annual or
+quarterly report uses interchangeably for one idea; when every stem of one phrase of a group is among the ask's focus
+stems, those stems count as ONE term, held by a unit that holds any phrase of the group. The original words are always
+among the alternatives, so a group only ever adds ways to match, and a question word that is in no group is matched as
+before. The groups are general reporting vocabulary (SEC Regulation S-K items, US-GAAP line items, MD&A wording), not
+taken from any evaluation question.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from equimind.answerability.analysis import TOKEN
+
+# Verbs whose object is the amount itself ("how much did X spend / pay / invest"): for an amount ask the answering
+# unit's amount is what they ask, so they are not terms a unit must hold (``content_terms``).
+MONEY_VERBS = frozenset(["spend", "spent", "pay", "paid", "cost", "costs", "invest", "invested", "earn", "earned",
+                         "return", "returned"])
+
+GROUPS: tuple[tuple[str, ...], ...] = tuple(tuple(p.strip() for p in g.split(";")) for g in (
+    "buy back; buying back; bought back; buyback; buybacks; repurchase; repurchased; repurchases; repurchasing",
+    "headcount; workforce; employees; employee; staff; full-time employees",
+    "head office; headquarters; headquartered; principal executive offices",
+    "grow; grew; growth; grown; increase; increased; rose; up",
+    "decline; declined; decrease; decreased; fall; fell; lower; down",
+    "drove; drive; driven; drivers; due to; primarily due; resulted from; result of; because",
+    "lift; lifted; boost; boosted; improve; improved; expand; expanded; increase; increased; higher",
+    "capital expenditures; capital expenditure; capex; capital spending; purchases of property and equipment; "
+    "purchases of property, plant and equipment",
+    "paying members; paid members; paid memberships; paying subscribers; paid subscribers",
+    "founded; incorporated",
+    "left; remaining; remained; available",
+    "sales; revenue; revenues",
+    "shareholders; stockholders",
+    "exposed; exposure; affected; impact; impacted",
+))
+
+
+@dataclass(frozen=True)
+class Term:
+    """One focus term: the question's stems it stands for and the alternatives (each a tuple of stems) a unit may
+    hold instead. A plain question word is a Term with itself as its only alternative."""
+
+    stems: tuple[str, ...]
+    alternatives: tuple[tuple[str, ...], ...]
+
+    @property
+    def key(self) -> str:
+        return " ".join(self.stems)
+
+
+def _stems(phrase: str, stem: Any) -> tuple[str, ...]:
+    return tuple(str(s) for s in stem.stemWords(TOKEN.findall(phrase.lower())))
+
+
+def expand_terms(stems: Sequence[str], stem: Any) -> list[Term]:
+    """The ask's focus stems as Terms: the stems of a group phrase found among them become one Term with every
+    phrase of the group as an alternative; other stems stay one Term each. Order: first appearance."""
+    left = list(dict.fromkeys(stems))
+    out: list[Term] = []
+    for group in GROUPS:
+        phrases = [_stems(p, stem) for p in group]
+        found = max((p for p in phrases if p and all(s in left for s in p)), key=len, default=None)
+        if found is None:
+            continue
+        for s in found:
+            left.remove(s)
+        out.append(Term(found, tuple(dict.fromkeys(phrases))))
+    out += [Term((s,), ((s,),)) for s in left]
+    order = {s: i for i, s in enumerate(dict.fromkeys(stems))}
+    return sorted(out, key=lambda t: min(order[s] for s in t.stems))
+
+
+def content_terms(stems: Sequence[str], stem: Any, amount_ask: bool) -> list[Term]:
+    """``expand_terms`` without the money verbs of an amount ask (see ``MONEY_VERBS``)."""
+    money = {s for w in MONEY_VERBS for s in _stems(w, stem)} if amount_ask else set()
+    terms = expand_terms(stems, stem)
+    kept = [t for t in terms if not set(t.stems) <= money]
+    return kept or terms

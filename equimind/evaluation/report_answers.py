@@ -1,0 +1,58 @@
+"""docs/evaluation.md sections of the answer path's correctness (``metrics.answer_correctness`` of an
+``eval answers`` result): golden per type, FinanceBench dev answer-bearing share per type. Numbers come only from the
+result file."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _ci(x: dict[str, Any]) -> str:
+    lo, hi = x["ci95"]
+    return f"{x['share']:.3f} [{lo:.3f}, {hi:.3f}] ({x['k']}/{x['n']})" if x["n"] else "–"
+
+
+def golden_section(block: dict[str, Any]) -> list[str]:
+    out = ["## Direct answers on the golden set (`equimind ask` path, offline answerer)", "",
+           f"Every golden question asked at as-of {block.get('as_of')} through the product search (filtered to the "
+           "question's tickers) and the offline answerer; numeric: the stated value equals the gold value after "
+           "unit/scale normalisation (or a cited span overlaps the gold span); text: a cited span overlaps a gold "
+           "span; comparison: every side answered and judged so; absent: refused. Wilson 95% intervals.", "",
+           "| type | n | correct | wrong | refused | correct share [95% CI] | false refusals | gold reached |",
+           "|---|---|---|---|---|---|---|---|"]
+    for qtype, t in block["by_type"].items():
+        lo, hi = t["correct_ci95"]
+        fr = "–" if t["false_refusal_share"] is None else f"{t['false_refusal_share']:.3f}"
+        out.append(f"| {qtype} | {t['n']} | {t['correct']} | {t['wrong']} | {t['refused']} | "
+                   f"{t['correct_share']:.3f} [{lo:.3f}, {hi:.3f}] | {fr} | {t['gold_reached']} |")
+    misses = block.get("misses_by_cause") or {}
+    if misses:
+        out += ["", "Misses by cause: " + "; ".join(f"{cause}: {n}" for cause, n in misses.items()) + "."]
+    return [*out, ""]
+
+
+def financebench_section(block: dict[str, Any]) -> list[str]:
+    out = ["## Direct answers on FinanceBench dev (held out; PDFs, no XBRL)", "",
+           "Each question asked as a user asks it: the product search over the shared context store with the filter "
+           "parsed from the question's words, the company from the same parse, the offline answerer. *On gold page*: "
+           "a cited quote lies on a gold evidence page. *Numbers found*: every number of the gold answer is in the "
+           "answer or the passages its quotes come from (over questions whose gold answer has a number). "
+           "*Answer-bearing*: either. Computed answers (ratios, changes: `question_reasoning` names numerical "
+           "reasoning) are shown apart: an extractive answerer quotes their inputs, it does not compute them. Every "
+           "question is answerable, so every refusal is a false refusal.", "",
+           "| group | n | refused | on gold page | numbers found | answer-bearing |", "|---|---|---|---|---|---|"]
+    for group, t in block["by_type"].items():
+        out.append(f"| {group} | {t['n']} | {_ci(t['refused'])} | {_ci(t['on_gold_page'])} | "
+                   f"{_ci(t['numbers_found'])} | {_ci(t['answer_bearing'])} |")
+    return [*out, ""]
+
+
+def correctness_sections(env: dict[str, Any]) -> list[str]:
+    """The sections present in an ``eval answers`` result (none when it ran neither correctness part)."""
+    block = env.get("metrics", {}).get("answer_correctness") or {}
+    out: list[str] = []
+    if "golden" in block:
+        out += golden_section(block["golden"])
+    if "financebench" in block:
+        out += financebench_section(block["financebench"])
+    return out

@@ -1,0 +1,39 @@
+"""The reporting vocabulary of the extractive answerer: question words matched by the words filings print."""
+
+from __future__ import annotations
+
+import Stemmer
+
+from equimind.answer.extract import holds_term
+from equimind.answer.vocabulary import content_terms, expand_terms
+from equimind.answerability.analysis import stem_sets
+
+STEM = Stemmer.Stemmer("english")
+
+
+def _stems(text: str) -> frozenset[str]:
+    return stem_sets([text], STEM)[0]
+
+
+def test_a_multi_word_question_phrase_becomes_one_term_matched_by_the_filing_word() -> None:
+    terms = expand_terms(list(STEM.stemWords(["spend", "buying", "back", "shares"])), STEM)
+    assert [t.key for t in terms] == ["spend", "buy back", "share"]
+    buy_back = terms[1]
+    assert holds_term(buy_back, _stems("the Company repurchased 499 million shares"))
+    assert holds_term(buy_back, _stems("we bought back stock"))
+    # a phrase's words need only all be in the unit (units are single sentences or table rows)
+    assert holds_term(buy_back, _stems("we bought inventory and paid it back later"))
+    assert not holds_term(buy_back, _stems("we bought inventory"))
+    assert not holds_term(buy_back, _stems("we issued 12 million shares"))
+
+
+def test_words_in_no_group_match_only_themselves() -> None:
+    terms = expand_terms(["blackwel", "architectur"], STEM)
+    assert [t.alternatives for t in terms] == [(("blackwel",),), (("architectur",),)]
+
+
+def test_money_verbs_are_not_required_of_an_amount_answer() -> None:
+    stems = list(STEM.stemWords(["spend", "buying", "back", "shares"]))
+    assert [t.key for t in content_terms(stems, STEM, amount_ask=True)] == ["buy back", "share"]
+    assert [t.key for t in content_terms(stems, STEM, amount_ask=False)] == ["spend", "buy back", "share"]
+    assert [t.key for t in content_terms(["spend"], STEM, amount_ask=True)] == ["spend"]  # never empty
