@@ -127,17 +127,22 @@ TOKEN_RE = re.compile(r"(?u)\b\w\w+\b")
 def period_ok(q: QuestionAnalysis, s: Scored, docs: DocPeriods) -> bool:
     """A number answers the asked period only if its unit names that year (a row: the column it is read from; a
     year named after "compared to" is the comparison's base, not the number's period), or names no year and comes
-    from that fiscal year's own report (a 10-Q's "revenue was $41.1 billion" is not fiscal
-    2025's): otherwise it is a near miss, and a near miss is "not found"."""
+    from that fiscal year's own report (a 10-Q's "revenue was $41.1 billion" is not fiscal 2025's); a sentence about
+    a quarter or the first months of a year never answers a full year: otherwise it is a near miss, and a near miss
+    is "not found"."""
     year = _asked_year(q)
     if year is None or q.value_kind not in (AnswerKind.AMOUNT, AnswerKind.COUNT, AnswerKind.PERCENT):
         return True
     text = (s.values[0].period or "") if s.unit.kind is UnitKind.ROW and s.values else s.unit.span.text
-    named = unit_years(COMPARED_WITH.split(text, maxsplit=1)[0])  # "... grew 62% compared to fiscal 2025": a base
+    own = COMPARED_WITH.split(text, maxsplit=1)[0]  # "... grew 62% compared to fiscal 2025": 2025 is the base
+    wanted = next((p for p in q.periods if p.fiscal_year == year), None)
+    if wanted is not None and wanted.kind is PeriodKind.FISCAL_YEAR and s.unit.kind is UnitKind.SENTENCE and any(
+            p.kind in PART_YEAR for p in find_periods(own)):
+        return False  # "$3.89 billion for the six months ended June 30, 2025 and 2024" is no full year's figure
+    named = unit_years(own)
     if named:
         return year in named
     fy, fp = docs.get(s.unit.doc_id, (None, None))
-    wanted = next((p for p in q.periods if p.fiscal_year == year), None)
     if fy != year:
         return False
     if wanted is not None and wanted.kind is PeriodKind.FISCAL_YEAR:
@@ -147,6 +152,7 @@ def period_ok(q: QuestionAnalysis, s: Scored, docs: DocPeriods) -> bool:
     return True
 
 
+PART_YEAR = (PeriodKind.YEAR_TO_DATE, PeriodKind.QUARTER, PeriodKind.MONTH_QUARTER)
 COMPARED_WITH = re.compile(r"\b(?:(?:as )?compared (?:to|with)|versus|relative to|over the same period)\b", re.I)
 
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from equimind.answer.answerer import Answerer
 from equimind.answer.record import Answer
 from equimind.answerability.analysis import Subject, name_words
-from equimind.config import Settings
+from equimind.config import ProviderName, Settings
 from equimind.engine import EquiMindEngine
 from equimind.evaluation.answer_probe import AS_OF, gold_numbers, run_probe, wilson
 from equimind.evaluation.financebench import open_store
@@ -137,7 +137,7 @@ def golden_answers(engine: EquiMindEngine) -> dict[str, Any]:
 def financebench_engine(settings: Settings, data_dir: Path, cache_dir: Path) -> tuple[EquiMindEngine, Any]:
     """An engine over the FinanceBench context store under ``cache_dir/context`` (ingested from the PDFs on first
     use), offline: no snapshot, no LLM."""
-    store_settings = settings.model_copy(update={"home": cache_dir / "context", "provider": "offline",
+    store_settings = settings.model_copy(update={"home": cache_dir / "context", "provider": ProviderName.OFFLINE,
                                                  "snapshot": None})
     services: Services
     services, ingest = open_store(store_settings, data_dir, "context")

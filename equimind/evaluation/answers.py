@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from equimind.answer.record import Answer
-from equimind.config import Settings
+from equimind.config import ProviderName, Settings
 from equimind.engine import EquiMindEngine
 from equimind.evaluation.answer_quality import financebench_answers, financebench_engine, golden_answers
 from equimind.evaluation.golden import (
@@ -169,7 +169,7 @@ def _open_engine(settings: Settings, corpus_dir: Path, cache_dir: Path, seed_sto
             (seed_store / "docstore.sqlite").exists():
         shutil.copytree(seed_store, cache_dir, dirs_exist_ok=True)
     run_settings = settings.model_copy(update={"home": cache_dir, "snapshot": corpus_dir.resolve(),
-                                               "provider": "offline"})
+                                               "provider": ProviderName.OFFLINE})
     return EquiMindEngine(open_services(run_settings))
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
+from typing import Any
 
 from equimind.evaluation.answers import (
     AnswerTally,
@@ -71,3 +73,25 @@ def test_sample_takes_all_absent_and_n_per_ticker() -> None:
     assert {q.tickers[0] for q in picked} <= {"AAPL", "MSFT"}
     assert sum(not q.absent for q in picked) == 1
     assert sum(q.absent for q in picked) == sum(q.absent and q.tickers[0] in ("AAPL", "MSFT") for q in qs)
+
+
+def test_the_evaluation_engines_run_the_offline_analyst_with_a_typed_provider(tmp_path: Path,
+                                                                              monkeypatch: Any) -> None:
+    """Settings.model_copy does not validate: a plain "offline" string once reached the LLM factory and failed."""
+    from equimind.config import ProviderName, Settings
+    from equimind.evaluation import answer_quality
+    from equimind.evaluation.answers import _open_engine
+
+    base = Settings(home=tmp_path / "home", provider=ProviderName.OPENAI)
+    engine = _open_engine(base, tmp_path / "corpus", tmp_path / "answers", None)
+    assert engine.services.settings.provider is ProviderName.OFFLINE and engine.services.llm[0] is None
+    seen: list[Settings] = []
+
+    def fake_open_store(settings: Settings, data_dir: Path, variant: str) -> tuple[Any, dict[str, Any]]:
+        seen.append(settings)
+        return engine.services, {"cached": True}
+
+    monkeypatch.setattr(answer_quality, "open_store", fake_open_store)
+    answer_quality.financebench_engine(base, tmp_path / "fb", tmp_path / "fbcache")
+    assert seen[0].provider is ProviderName.OFFLINE and seen[0].snapshot is None
+    assert seen[0].home == tmp_path / "fbcache" / "context"

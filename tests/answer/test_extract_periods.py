@@ -1,0 +1,51 @@
+"""The extractive answerer's period rule over synthetic sentences: a near miss on the period is "not found"."""
+
+from __future__ import annotations
+
+import Stemmer
+
+from equimind.answer.extract import extract
+from equimind.answer.question import analyse_question
+from equimind.answer.record import PassageRead
+from equimind.answer.units import Span, Unit, UnitKind
+from equimind.answerability.analysis import Subject, name_words
+
+STEM = Stemmer.Stemmer("english")
+TSLA = Subject("TSLA", name_words("TSLA", "Tesla, Inc."))
+
+
+def _units(*sentences: str) -> tuple[list[Unit], dict[str, str]]:
+    text = " ".join(sentences)
+    passage = PassageRead(doc_id="d", start=0, end=len(text), score=1.0, ticker="TSLA")
+    units, at = [], 0
+    for s in sentences:
+        start = text.index(s, at)
+        units.append(Unit("d", UnitKind.SENTENCE, Span(start, start + len(s), s), passage, 0))
+        at = start + len(s)
+    return units, {"d": text}
+
+
+def _answer(question: str, *sentences: str, report: tuple[int, str] = (2025, "FY")) -> list[str]:
+    """The answer's sentences when ``sentences`` come from the report of fiscal period ``report``."""
+    q = analyse_question(question, TSLA, (), STEM)
+    units, texts = _units(*sentences)
+    return [s.text for s in extract(q, units, texts, STEM, "TSLA", {"d": report}).sentences]
+
+
+HALF = ("Net cash flows from investing activities related primarily to capital expenditures, which were $3.89 billion "
+        "and $5.05 billion for the six months ended June 30, 2025 and 2024, respectively.")
+YEAR = "Capital expenditures amounted to $11.34 billion in 2024 compared to $8.90 billion in 2023."
+GREW = "Revenue from energy storage grew 62% year-on-year compared to fiscal year 2024."
+
+
+def test_a_part_year_figure_never_answers_a_full_year() -> None:
+    assert _answer("What were Tesla's capital expenditures in 2024?", HALF) == []
+    assert _answer("What were Tesla's capital expenditures in 2024?", HALF, YEAR) == [YEAR]
+
+
+def test_a_year_after_compared_to_is_the_base_not_the_period() -> None:
+    assert _answer("How fast did Tesla's energy storage revenue grow in fiscal 2024?", GREW) == []
+    # no year of its own: the sentence's period is its report's, fiscal 2025's annual report here ...
+    assert _answer("How fast did Tesla's energy storage revenue grow in fiscal 2025?", GREW) == [GREW]
+    # ... and a quarterly report's growth is not the full year's
+    assert _answer("How fast did Tesla's energy storage revenue grow in fiscal 2025?", GREW, report=(2025, "Q2")) == []
