@@ -4,6 +4,10 @@ JSON output and the error guard.
 Command modules (``store``, ``research``, ``read``, ``system``, ``audit``, ``backtest``, ``eval``) import only this
 module; ``main`` imports them all (which registers their commands) and runs the app. Rendering for humans lives in
 ``render`` / ``render_report``.
+
+Every ``--json`` output is one JSON object with a ``trace`` key (request id, version, corpus signature of the home's
+indexed documents, config hash: ``equimind.security.trace``), the same trace the API and MCP results carry for the
+same data and settings; a command whose result is a list prints ``{"items": [...], "trace": {...}}``.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import typer
 
 from equimind.config import Settings
 from equimind.errors import ConfigError, EquiMindError
+from equimind.security.trace import Trace, Tracer
 
 if TYPE_CHECKING:
     from equimind.engine import EquiMindEngine
@@ -81,11 +86,29 @@ def run_guarded(fn: Callable[[], T]) -> T:
         raise typer.Exit(2) from exc
 
 
-def emit_json(obj: Any) -> None:
-    if hasattr(obj, "model_dump_json"):
-        sys.stdout.write(obj.model_dump_json(indent=2) + "\n")
-    else:
-        sys.stdout.write(json.dumps(obj, indent=2, default=str) + "\n")
+def emit_json(obj: Any, settings: Settings) -> None:
+    """Print ``obj`` (a Pydantic model, a dict or a list) as one JSON object with the ``trace`` of ``settings``'s
+    home; a list becomes ``{"items": [...]}``."""
+    payload = obj.model_dump(mode="json") if hasattr(obj, "model_dump") else obj
+    if not isinstance(payload, dict):
+        payload = {"items": payload}
+    payload = {**payload, "trace": cli_trace(settings).model_dump(mode="json")}
+    sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def cli_trace(settings: Settings) -> Trace:
+    """The trace of a result over ``settings``'s home now (no docstore yet: the signature of no documents; nothing
+    is created)."""
+    from equimind.ingest.embed_format import PRODUCT_FORMAT  # the chunker and the docstore: numpy
+    from equimind.store.docstore import DocStore
+
+    if not settings.docstore_path.is_file():
+        return Tracer(settings, None, PRODUCT_FORMAT.value).trace()
+    store = DocStore(settings.docstore_path)
+    try:
+        return Tracer(settings, store, PRODUCT_FORMAT.value).trace()
+    finally:
+        store.close()
 
 
 def parse_day(value: str | None, name: str) -> date | None:
