@@ -106,7 +106,8 @@ def build_server(engine: EquiMindEngine, gate: Gate) -> GatedMCPServer:
                             log_level="WARNING")
 
     out = _Traced(engine)
-    _read_tools(server, engine, out)
+    _corpus_tools(server, engine, out)
+    _evidence_tools(server, engine, out)
     _work_tools(server, engine, out)
     return server
 
@@ -121,8 +122,8 @@ class _Traced:
         return traced(cls, _tool(fn), self._engine.trace())
 
 
-def _read_tools(server: GatedMCPServer, engine: EquiMindEngine, out: _Traced) -> None:
-    """What is stored and what it says: corpus_status, list_documents, search, passages, citations, memory."""
+def _corpus_tools(server: GatedMCPServer, engine: EquiMindEngine, out: _Traced) -> None:
+    """What is stored: corpus_status, list_documents, memory."""
 
     @server.tool()
     def corpus_status() -> TracedHealth:
@@ -140,6 +141,18 @@ def _read_tools(server: GatedMCPServer, engine: EquiMindEngine, out: _Traced) ->
                          forms=(form.upper(),) if form else ())
         docs = _tool(lambda: engine.documents(flt))
         return DocumentList.of(docs, limit or 100, engine.trace())
+
+    @server.tool()
+    def memory(ticker: str, as_of: date | None = None) -> TracedMemory:
+        """What EquiMind remembers about a ticker as of a date: dated evidence, period summaries, past research
+        runs (nothing dated after as_of)."""
+        return out(TracedMemory, lambda: engine.memory(engine.known_ticker(ticker), as_of))
+
+    del corpus_status, list_documents, memory  # registered on the server
+
+
+def _evidence_tools(server: GatedMCPServer, engine: EquiMindEngine, out: _Traced) -> None:
+    """What the documents say: search_filings, get_passage, verify_citation, verify_citations."""
 
     @server.tool()
     def search_filings(query: str, ticker: str | None = None, since: date | None = None, until: date | None = None,
@@ -168,13 +181,7 @@ def _read_tools(server: GatedMCPServer, engine: EquiMindEngine, out: _Traced) ->
         spans = _tool(lambda: engine.verify_citations([(c.doc_id, c.start, c.end, c.quote) for c in citations]))
         return CitationBatchOut.of(spans, engine.trace())
 
-    @server.tool()
-    def memory(ticker: str, as_of: date | None = None) -> TracedMemory:
-        """What EquiMind remembers about a ticker as of a date: dated evidence, period summaries, past research
-        runs (nothing dated after as_of)."""
-        return out(TracedMemory, lambda: engine.memory(engine.known_ticker(ticker), as_of))
-
-    del corpus_status, list_documents, search_filings, get_passage, verify_citation, verify_citations, memory
+    del search_filings, get_passage, verify_citation, verify_citations  # registered on the server
 
 
 def _work_tools(server: GatedMCPServer, engine: EquiMindEngine, out: _Traced) -> None:

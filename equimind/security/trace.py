@@ -21,6 +21,7 @@ import json
 import threading
 import uuid
 from collections.abc import Iterable
+from enum import Enum
 from hashlib import sha256
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -90,10 +91,14 @@ def corpus_signature(doc_ids: Iterable[str]) -> str:
 
 def config_inputs(settings: Settings, text_format: str | None = None) -> dict[str, Any]:
     """The values ``config_hash`` hashes (JSON-ready)."""
-    dumped = settings.model_dump(mode="json", include=set(CONFIG_HASH_FIELDS))
-    dumped["data_mode"] = "snapshot" if settings.snapshot is not None else "live"
-    dumped["text_format"] = text_format
-    return dumped
+    values: dict[str, Any] = {}
+    for name in CONFIG_HASH_FIELDS:
+        value = getattr(settings, name)
+        # an Enum by its value: a copy made with model_copy(update={"provider": "openai"}) holds a plain str
+        values[name] = value.value if isinstance(value, Enum) else value
+    values["data_mode"] = "snapshot" if settings.snapshot is not None else "live"
+    values["text_format"] = text_format
+    return values
 
 
 def config_hash(settings: Settings, text_format: str | None = None) -> str:

@@ -19,6 +19,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StrictBool,
+    StrictInt,
     StringConstraints,
     field_validator,
     model_validator,
@@ -178,9 +179,15 @@ class CitationSpan(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     doc_id: Annotated[str, StringConstraints(pattern=DOC_ID_PATTERN)]
-    start: int = Field(ge=0, le=100_000_000)
-    end: int = Field(ge=1, le=100_000_000)
+    start: StrictInt = Field(ge=0, le=100_000_000)
+    end: StrictInt = Field(ge=1, le=100_000_000)
     quote: Annotated[str, Field(min_length=1, max_length=2000), AfterValidator(_not_blank)]
+
+    @model_validator(mode="after")
+    def _span(self) -> CitationSpan:
+        if self.end <= self.start:
+            raise ValueError(f"end ({self.end}) must be greater than start ({self.start})")
+        return self
 
 
 class CitationBatchRequest(BaseModel):

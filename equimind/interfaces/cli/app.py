@@ -24,7 +24,6 @@ import typer
 
 from equimind.config import Settings
 from equimind.errors import ConfigError, EquiMindError
-from equimind.security.trace import Trace, Tracer
 
 if TYPE_CHECKING:
     from equimind.engine import EquiMindEngine
@@ -89,26 +88,13 @@ def run_guarded(fn: Callable[[], T]) -> T:
 def emit_json(obj: Any, settings: Settings) -> None:
     """Print ``obj`` (a Pydantic model, a dict or a list) as one JSON object with the ``trace`` of ``settings``'s
     home; a list becomes ``{"items": [...]}``."""
+    from equimind.interfaces.cli.home_trace import home_trace  # the docstore: numpy, kept out of `--help`
+
     payload = obj.model_dump(mode="json") if hasattr(obj, "model_dump") else obj
     if not isinstance(payload, dict):
         payload = {"items": payload}
-    payload = {**payload, "trace": cli_trace(settings).model_dump(mode="json")}
+    payload = {**payload, "trace": home_trace(settings).model_dump(mode="json")}
     sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False, default=str) + "\n")
-
-
-def cli_trace(settings: Settings) -> Trace:
-    """The trace of a result over ``settings``'s home now (no docstore yet: the signature of no documents; nothing
-    is created)."""
-    from equimind.ingest.embed_format import PRODUCT_FORMAT  # the chunker and the docstore: numpy
-    from equimind.store.docstore import DocStore
-
-    if not settings.docstore_path.is_file():
-        return Tracer(settings, None, PRODUCT_FORMAT.value).trace()
-    store = DocStore(settings.docstore_path)
-    try:
-        return Tracer(settings, store, PRODUCT_FORMAT.value).trace()
-    finally:
-        store.close()
 
 
 def parse_day(value: str | None, name: str) -> date | None:
