@@ -19,6 +19,7 @@ from difflib import SequenceMatcher
 from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
+from equimind.errors import NotFoundError
 from equimind.models import Citation, Figure, sha256_hex
 
 __all__ = [
@@ -26,10 +27,12 @@ __all__ = [
     "CitationVerifier",
     "MatchKind",
     "NormalisedText",
+    "SpanCheck",
     "TextLookup",
     "check_figures",
     "normalise",
     "verify_citation",
+    "verify_spans",
 ]
 
 _SINGLE_QUOTES = "\u2018\u2019\u201a\u201b\u2032\u0060\u00b4"
@@ -255,6 +258,40 @@ def verify_citation(text_lookup: TextLookup, doc_id: str, quote: str, *,
                     within: tuple[int, int] | None = None) -> CitationCheck:
     """One-shot verification (use a CitationVerifier to check many quotes against the same documents)."""
     return CitationVerifier(text_lookup).verify(doc_id, quote, within=within)
+
+
+@dataclass(frozen=True)
+class SpanCheck:
+    """One quote of a batch with the span [start, end) it claims; ``check`` is None when the document is not stored
+    (``error`` says so)."""
+
+    doc_id: str
+    start: int
+    end: int
+    quote: str
+    check: CitationCheck | None
+    error: str | None = None
+
+    @property
+    def in_claimed_span(self) -> bool:
+        """Verified, and found inside the claimed span (not merely somewhere else in the document)."""
+        c = self.check
+        return (c is not None and c.verified and c.start is not None and c.end is not None
+                and self.start <= c.start and c.end <= self.end)
+
+
+def verify_spans(text_lookup: TextLookup, items: Iterable[tuple[str, int, int, str]]) -> list[SpanCheck]:
+    """Check each (doc_id, start, end, quote), preferring a match inside its span; documents are read once each."""
+    verifier = CitationVerifier(text_lookup)
+    out: list[SpanCheck] = []
+    for doc_id, start, end, quote in items:
+        try:
+            check = verifier.verify(doc_id, quote, within=(start, end))
+        except NotFoundError as exc:
+            out.append(SpanCheck(doc_id, start, end, quote, None, str(exc)))
+            continue
+        out.append(SpanCheck(doc_id, start, end, quote, check))
+    return out
 
 
 def check_figures(figure_ids: Iterable[str], figures: Mapping[str, Figure]) -> str | None:

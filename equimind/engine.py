@@ -13,12 +13,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from equimind import __version__
 from equimind.analytics.market import DEFAULT_LOOKBACK_DAYS, MarketReport, market_report
 from equimind.analytics.price_series import PriceSeries
 from equimind.answer.answerer import check_question
 from equimind.answer.company import resolve_company
 from equimind.answer.record import Answer
-from equimind.citations import CitationCheck, verify_citation
+from equimind.citations import CitationCheck, SpanCheck, verify_citation, verify_spans
 from equimind.config import Settings
 from equimind.errors import ConfigError, EquiMindError, NotFoundError
 from equimind.ingest.embed_format import EmbeddingStamp, parse_format, read_stamp, stamp_note
@@ -27,6 +28,7 @@ from equimind.models import Degradation, DegradationNote, DocumentRef, FilterSpe
 from equimind.research.events import EventSink
 from equimind.research.run import ResearchRun
 from equimind.retrieval.rerank import unavailable_line
+from equimind.security.trace import Trace, Tracer
 from equimind.services import Services
 
 log = logging.getLogger(__name__)
@@ -55,6 +57,8 @@ class Health(BaseModel):
     embedder: dict[str, Any]
     reranker: dict[str, Any]
     provider: str
+    version: str = __version__
+    backend: dict[str, str] = Field(default_factory=dict)  # vectors (chroma embedded | server), sparse
     degraded: list[DegradationNote] = Field(default_factory=list)
 
 
@@ -69,6 +73,12 @@ class EquiMindEngine:
     def __init__(self, services: Services) -> None:
         self.services = services
         self.settings: Settings = services.settings
+        self.tracer = Tracer(services.settings, services.docstore, services.text_format)
+
+    def trace(self, request_id: str | None = None) -> Trace:
+        """The provenance of a result produced now (``security/trace.py``): take it after the work, so documents a
+        research run fetched are in its corpus signature."""
+        return self.tracer.trace(request_id)
 
     # --- read paths ---------------------------------------------------------------------------------------------
     def search(self, query: str, flt: FilterSpec | None = None, mode: str | None = None,
@@ -100,6 +110,14 @@ class EquiMindEngine:
         if not quote.strip():
             raise ConfigError("the quote is empty; pass the exact text to verify")
         return verify_citation(self.services.docstore, doc_id, quote)
+
+    def verify_citations(self, items: list[tuple[str, int, int, str]]) -> list[SpanCheck]:
+        """A batch of (doc_id, start, end, quote): each quote looked for inside its claimed span first (no LLM)."""
+        return verify_spans(self.services.docstore, items)
+
+    def documents(self, flt: FilterSpec | None = None) -> list[DocumentRef]:
+        """The indexed documents (metadata only, newest filing first) matching ``flt``."""
+        return self.services.docstore.list_documents(flt, status="indexed")
 
     def market(self, ticker: str, as_of: date | None = None) -> MarketReport:
         return market_report(self.settings, ticker.upper(), as_of or date.today(), self.services.sources.market)
@@ -134,7 +152,11 @@ class EquiMindEngine:
                       store=s.docstore.counts(), embedder=embedder,
                       reranker={"name": rer.name, "available": rer.available, "reason": rer.unavailable_reason,
                                 "fix": fix},
-                      provider=self.settings.provider, degraded=degraded)
+                      provider=self.settings.provider, backend=self._backend(), degraded=degraded)
+
+    def _backend(self) -> dict[str, str]:
+        # the server URL is left out: it may carry credentials
+        return {"vectors": "chroma-server" if self.settings.chroma_url else "chroma-embedded", "sparse": "bm25s"}
 
     def known_ticker(self, ticker: str) -> str:
         """Normalise a ticker and check it exists: stored, or in the SEC ticker map (the recorded one in snapshot

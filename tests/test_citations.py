@@ -12,6 +12,7 @@ from equimind.citations import (
     check_figures,
     normalise,
     verify_citation,
+    verify_spans,
 )
 from equimind.errors import NotFoundError
 from equimind.models import Figure, sha256_hex
@@ -136,3 +137,20 @@ def test_any_substring_verifies_exactly_and_any_respacing_normalises(data: st.Da
     check2 = verify_citation(LOOKUP, "d1", squashed)
     assert check2.verified
     assert normalise(check2.passage or "").text == normalise(squashed).text
+
+
+def test_a_batch_checks_each_quote_against_its_claimed_span_reading_each_document_once() -> None:
+    lookup = FakeLookup({"d1": TEXT})
+    quote = "Revenue for fiscal year 2025 was $130.5 billion, up 114% from a year ago."
+    last = TEXT.rindex(quote)
+    first, second, elsewhere, missing = verify_spans(lookup, [
+        ("d1", last, last + len(quote), quote),  # the second occurrence: the claimed span wins over the first
+        ("d1", 0, len(TEXT), "Data Center revenue was a record"),
+        ("d1", 0, 20, "driven by demand for our Hopper platform"),  # in the document, not in the claimed span
+        ("nope", 0, 5, "anything"),
+    ])
+    assert first.check is not None and first.check.start == last and first.in_claimed_span
+    assert second.in_claimed_span and second.check is not None and second.check.match is MatchKind.EXACT
+    assert elsewhere.check is not None and elsewhere.check.verified and not elsewhere.in_claimed_span
+    assert missing.check is None and missing.error is not None and "not stored" in missing.error
+    assert not missing.in_claimed_span and lookup.calls == 2  # d1 read once, "nope" tried once

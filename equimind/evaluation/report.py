@@ -1,8 +1,9 @@
 """Result-file helpers: every benchmark/evaluation JSON carries what is needed to reproduce and compare it.
 
 ``result_envelope(config, metrics)`` wraps a run's configuration and metrics with the git commit, a UTC timestamp and
-the machine it ran on; ``corpus_signature`` fingerprints the set of documents a run saw; ``write_json`` writes a result
-file atomically (a crash never leaves a half-written file where a previous good one was).
+the machine it ran on; ``corpus_signature`` (``security/trace.py``, the one every result's ``trace`` carries)
+fingerprints the set of documents a run saw; ``write_json`` writes a result file
+atomically (a crash never leaves a half-written file where a previous good one was).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from equimind.models import sha256_hex
+from equimind.security.trace import corpus_signature as corpus_signature  # re-exported, as every trace uses it
 
 logger = logging.getLogger(__name__)
 
@@ -69,11 +70,6 @@ def git_dirty(repo: Path | None = None) -> bool | None:
         return None
     status = _git(["status", "--porcelain", "--untracked-files=no"], repo or _REPO_ROOT)
     return None if status is None else bool(status)
-
-
-def corpus_signature(doc_ids: Iterable[str]) -> str:
-    """sha256 over the sorted, de-duplicated document ids (newline-joined): equal for equal sets of documents."""
-    return sha256_hex(*sorted(set(doc_ids)))
 
 
 def package_versions(packages: Iterable[str] = KEY_PACKAGES) -> dict[str, str | None]:

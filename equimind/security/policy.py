@@ -10,8 +10,12 @@ Format (unknown keys anywhere are an error, so a misspelt constraint can never s
                                                            "max_span": 20000}]}}}
 
 Types: string (min_length, max_length, pattern [full match], enum), integer / number (min, max; integer also enum),
-boolean, date (a real calendar date written YYYY-MM-DD). ``required`` defaults to true; an optional argument may be
-absent or null. Arguments not listed are denied. The gate passes the values through unchanged.
+boolean, date (a real calendar date written YYYY-MM-DD), array (``items``: the spec every element must meet;
+``max_items`` is required, so no list is unbounded; ``min_items``) and object (``properties``: its keys, checked as
+arguments are: unknown keys denied, ``required`` per key; ``ranges`` between its keys). An element or property is
+named in a denial by its path, e.g. ``citations[3].start``. ``required`` defaults to true; an optional argument may
+be absent or null (an array element may not be null). Arguments not listed are denied. The gate passes the values
+through unchanged.
 """
 
 from __future__ import annotations
@@ -36,13 +40,34 @@ from equimind.security.chain import canonical_json
 
 logger = logging.getLogger(__name__)
 
-ArgType = Literal["string", "integer", "number", "boolean", "date"]
+ArgType = Literal["string", "integer", "number", "boolean", "date", "array", "object"]
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # The policy file (a boundary: Pydantic, unknown keys rejected so a typo never silently drops a constraint)
+
+
+class RangeSpec(BaseModel):
+    """A cross-argument rule: ``low <= high`` (``<`` when strict) and, for integers, ``high - low <= max_span``."""
+
+    model_config = _STRICT
+
+    low: str
+    high: str
+    strict: bool = False
+    max_span: int | None = Field(default=None, ge=1)
+
+
+def _check_range_specs(ranges: list[RangeSpec], fields: Mapping[str, ArgSpec]) -> None:
+    """ValueError unless each range names two fields of the same integer or date type."""
+    for r in ranges:
+        lo, hi = fields.get(r.low), fields.get(r.high)
+        if lo is None or hi is None or lo.type != hi.type or lo.type not in ("integer", "date"):
+            raise ValueError(f"range {r.low}..{r.high} must name two arguments of the same integer or date type")
+        if r.max_span is not None and lo.type != "integer":
+            raise ValueError(f"max_span applies to integer ranges only ({r.low}..{r.high})")
 
 
 class ArgSpec(BaseModel):
@@ -59,6 +84,31 @@ class ArgSpec(BaseModel):
     enum: list[str | int] | None = None
     min: int | float | None = None
     max: int | float | None = None
+    min_items: int | None = Field(default=None, ge=0)
+    max_items: int | None = Field(default=None, ge=1)
+    items: ArgSpec | None = None
+    properties: dict[str, ArgSpec] | None = None
+    ranges: list[RangeSpec] | None = None
+
+    @model_validator(mode="after")
+    def _fits_container(self) -> ArgSpec:
+        if self.type != "array" and (self.items, self.min_items, self.max_items) != (None, None, None):
+            raise ValueError(f"items/min_items/max_items apply to arrays only, not {self.type}")
+        if self.type != "object" and (self.properties, self.ranges) != (None, None):
+            raise ValueError(f"properties/ranges apply to objects only, not {self.type}")
+        if self.type == "array":
+            if self.items is None or self.max_items is None:
+                raise ValueError("an array needs items (the element spec) and max_items (no unbounded lists)")
+            if self.min_items is not None and self.min_items > self.max_items:
+                raise ValueError(f"min_items ({self.min_items}) is greater than max_items ({self.max_items})")
+        if self.type == "object":
+            if not self.properties:
+                raise ValueError("an object needs properties (its allowed keys)")
+            bad = [n for n in self.properties if not n.isidentifier()]
+            if bad:
+                raise ValueError(f"property names must be Python identifiers: {bad}")
+            _check_range_specs(self.ranges or [], self.properties)
+        return self
 
     @model_validator(mode="after")
     def _fits_type(self) -> ArgSpec:
@@ -82,17 +132,6 @@ class ArgSpec(BaseModel):
         return self
 
 
-class RangeSpec(BaseModel):
-    """A cross-argument rule: ``low <= high`` (``<`` when strict) and, for integers, ``high - low <= max_span``."""
-
-    model_config = _STRICT
-
-    low: str
-    high: str
-    strict: bool = False
-    max_span: int | None = Field(default=None, ge=1)
-
-
 class ToolSpec(BaseModel):
     model_config = _STRICT
 
@@ -105,12 +144,7 @@ class ToolSpec(BaseModel):
         bad = [n for n in self.args if not n.isidentifier()]
         if bad:
             raise ValueError(f"argument names must be Python identifiers: {bad}")
-        for r in self.ranges:
-            lo, hi = self.args.get(r.low), self.args.get(r.high)
-            if lo is None or hi is None or lo.type != hi.type or lo.type not in ("integer", "date"):
-                raise ValueError(f"range {r.low}..{r.high} must name two arguments of the same integer or date type")
-            if r.max_span is not None and lo.type != "integer":
-                raise ValueError(f"max_span applies to integer ranges only ({r.low}..{r.high})")
+        _check_range_specs(self.ranges, self.args)
         return self
 
 
@@ -171,23 +205,73 @@ def _check_date(name: str, spec: ArgSpec, v: object) -> str | None:
     return f"argument '{name}' must be a date written YYYY-MM-DD"
 
 
+def _check_array(name: str, spec: ArgSpec, v: object) -> str | None:
+    if not isinstance(v, list):
+        return f"argument '{name}' must be a list, got {_type_name(v)}"
+    if spec.max_items is not None and len(v) > spec.max_items:
+        return f"argument '{name}' has {len(v)} items; at most {spec.max_items} allowed"
+    if spec.min_items is not None and len(v) < spec.min_items:
+        return f"argument '{name}' has {len(v)} items; at least {spec.min_items} required"
+    item = spec.items
+    if item is None:  # excluded by ArgSpec's validator; deny rather than assume
+        return f"argument '{name}' has no element spec in the policy"
+    for i, element in enumerate(v):
+        path = f"{name}[{i}]"
+        reason = f"argument '{path}' must not be null" if element is None else _CHECKERS[item.type](path, item, element)
+        if reason is not None:
+            return reason
+    return None
+
+
+def _check_object(name: str, spec: ArgSpec, v: object) -> str | None:
+    if not isinstance(v, Mapping) or not all(isinstance(k, str) for k in v):
+        return f"argument '{name}' must be an object with string keys, got {_type_name(v)}"
+    return _check_fields(spec.properties or {}, spec.ranges or [], v, owner=name, prefix=f"{name}.")
+
+
 _CHECKERS: dict[str, Callable[[str, ArgSpec, object], str | None]] = {
     "string": _check_string,
     "integer": _check_number,
     "number": _check_number,
     "boolean": _check_boolean,
     "date": _check_date,
+    "array": _check_array,
+    "object": _check_object,
 }
 
 
-def _check_range(r: RangeSpec, args: Mapping[str, Any]) -> str | None:
+def _check_range(r: RangeSpec, args: Mapping[str, Any], prefix: str = "") -> str | None:
     lo, hi = args.get(r.low), args.get(r.high)
     if lo is None or hi is None:
         return None
+    low, high = f"{prefix}{r.low}", f"{prefix}{r.high}"
     if (hi <= lo) if r.strict else (hi < lo):  # ints compare as ints, ISO dates compare as strings
-        return f"'{r.high}' must be {'greater than' if r.strict else 'at least'} '{r.low}'"
+        return f"'{high}' must be {'greater than' if r.strict else 'at least'} '{low}'"
     if r.max_span is not None and hi - lo > r.max_span:
-        return f"'{r.high}' - '{r.low}' must be at most {r.max_span}, got {hi - lo}"
+        return f"'{high}' - '{low}' must be at most {r.max_span}, got {hi - lo}"
+    return None
+
+
+def _check_fields(fields: Mapping[str, ArgSpec], ranges: list[RangeSpec], args: Mapping[str, Any], *,
+                  owner: str, prefix: str = "") -> str | None:
+    """Why ``args`` do not meet ``fields`` and ``ranges`` (a tool's arguments, or an object's keys), or None."""
+    extra = sorted(set(args) - set(fields))
+    if extra:
+        names = ", ".join(repr(f"{prefix}{e[:100]}") for e in extra[:10])
+        return f"unexpected argument(s) {names}; '{owner}' accepts: {', '.join(fields) or 'none'}"
+    for name, arg in fields.items():
+        value = args.get(name)
+        if value is None:
+            if arg.required:
+                return f"missing required argument '{prefix}{name}'"
+            continue
+        reason = _CHECKERS[arg.type](f"{prefix}{name}", arg, value)
+        if reason is not None:
+            return reason
+    for r in ranges:
+        reason = _check_range(r, args, prefix)
+        if reason is not None:
+            return reason
     return None
 
 
@@ -198,24 +282,7 @@ def check_call(spec: PolicySpec, tool: object, args: object) -> str | None:
     if not isinstance(args, Mapping) or not all(isinstance(k, str) for k in args):
         return "arguments must be an object with string keys"
     tool_spec = spec.tools[tool]
-    extra = sorted(set(args) - set(tool_spec.args))
-    if extra:
-        names = ", ".join(repr(e[:100]) for e in extra[:10])
-        return f"unexpected argument(s) {names}; '{tool}' accepts: {', '.join(tool_spec.args) or 'none'}"
-    for name, arg in tool_spec.args.items():
-        value = args.get(name)
-        if value is None:
-            if arg.required:
-                return f"missing required argument '{name}'"
-            continue
-        reason = _CHECKERS[arg.type](name, arg, value)
-        if reason is not None:
-            return reason
-    for r in tool_spec.ranges:
-        reason = _check_range(r, args)
-        if reason is not None:
-            return reason
-    return None
+    return _check_fields(tool_spec.args, tool_spec.ranges, args, owner=tool)
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -362,6 +362,13 @@ class DocStore:
                 "SELECT c.id FROM chunks c WHERE c.doc_id IN (SELECT id FROM documents WHERE status = 'indexed')")]
         return f"{rows['instance']}:{rows['generation']}", fingerprint(ids)
 
+    def indexed_doc_ids(self) -> tuple[str, list[str]]:
+        """(index_stamp, ids of the indexed documents) from one snapshot (what a result's corpus_signature hashes)."""
+        with self._read() as conn:
+            rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('instance', 'generation')"))
+            ids = [r[0] for r in conn.execute("SELECT id FROM documents WHERE status = 'indexed'")]
+        return f"{rows['instance']}:{rows['generation']}", ids
+
     def known_tickers(self, only_indexed: bool = True) -> set[str]:
         """Tickers with stored (by default: searchable) documents."""
         where = "AND status = 'indexed'" if only_indexed else ""

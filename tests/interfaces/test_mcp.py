@@ -16,13 +16,21 @@ from interfaces_fakes import AS_OF, AUDIT_KEY
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from equimind import __version__
+from equimind.config import Settings
+from equimind.security.trace import config_hash, corpus_signature
 from equimind.security.verify import verify_audit_log
+from equimind.store.docstore import DocStore
 
 pytestmark = pytest.mark.integration
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
-TOOLS = {"search_filings", "get_passage", "verify_citation", "market_snapshot", "research", "ask"}
+TOOLS = {"search_filings", "get_passage", "verify_citation", "market_snapshot", "research", "ask", "list_documents",
+         "corpus_status", "verify_citations", "memory"}
+NEW_TOOL_CALLS = ["corpus_status", "list_documents", "list_documents", "list_documents", "verify_citations",
+                  "verify_citations", "verify_citations", "verify_citations", "verify_citations", "memory", "memory"]
+NEW_TOOL_DECISIONS = ["allow", "allow", "allow", "deny", "allow", "deny", "deny", "deny", "deny", "allow", "deny"]
 
 
 def _env(home: Path, corpus: Path, audit_key: str | None) -> dict[str, str]:
@@ -70,6 +78,7 @@ async def _collect(s: ClientSession) -> dict[str, Any]:
     found = await s.call_tool("search_filings", {"query": "export controls China data center", "ticker": "NVDA",
                                                  "k": 3})
     assert not found.is_error, _text(found)
+    out["search"] = found
     hit = found.structured_content["hits"][0]  # type: ignore[index]
     out["hits"] = found.structured_content["hits"]  # type: ignore[index]
     doc = hit["document"]["doc_id"]
@@ -84,7 +93,29 @@ async def _collect(s: ClientSession) -> dict[str, Any]:
     out["ask"] = await s.call_tool("ask", {"question": "What was NVIDIA's data center revenue in fiscal 2025?",
                                            "ticker": "NVDA", "as_of": AS_OF})
     out["ask_bad"] = await s.call_tool("ask", {"question": "x" * 3000})
+    await _collect_new_tools(s, out, hit)
     return out
+
+
+async def _collect_new_tools(s: ClientSession, out: dict[str, Any], hit: dict[str, Any]) -> None:
+    doc = hit["document"]["doc_id"]
+    out["status"] = await s.call_tool("corpus_status", {})
+    out["docs"] = await s.call_tool("list_documents", {"ticker": "NVDA", "form": "10-K", "since": "2025-01-01"})
+    out["docs_before"] = await s.call_tool("list_documents", {"ticker": "NVDA", "until": "2024-12-31", "limit": 5})
+    out["docs_bad"] = await s.call_tool("list_documents", {"since": "2025-02-30"})
+    good = {"doc_id": doc, "start": hit["start"], "end": hit["end"], "quote": hit["text"]}
+    out["batch"] = await s.call_tool("verify_citations", {"citations": [
+        good,
+        {"doc_id": doc, "start": 0, "end": 50, "quote": hit["text"]},  # in the document, not in the claimed span
+        {"doc_id": doc, "start": 0, "end": 10, "quote": "NVIDIA sells refrigerators and garden furniture."},
+        {"doc_id": "0" * 64, "start": 0, "end": 5, "quote": "anything"},
+    ]})
+    out["batch_ill_typed"] = await s.call_tool("verify_citations", {"citations": [good, {**good, "start": "0"}]})
+    out["batch_oversize"] = await s.call_tool("verify_citations", {"citations": [good] * 51})
+    out["batch_extra_key"] = await s.call_tool("verify_citations", {"citations": [{**good, "page": 3}]})
+    out["batch_not_a_list"] = await s.call_tool("verify_citations", {"citations": good})
+    out["memory"] = await s.call_tool("memory", {"ticker": "NVDA", "as_of": AS_OF})
+    out["memory_bad"] = await s.call_tool("memory", {"ticker": "NVDA; DROP"})
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +125,7 @@ def calls(session: Session, nvda_home: Path) -> dict[str, Any]:
     return out
 
 
-def test_lists_the_six_tools(calls: dict[str, Any]) -> None:
+def test_lists_the_ten_tools(calls: dict[str, Any]) -> None:
     assert calls["tools"] == TOOLS
 
 
@@ -119,6 +150,82 @@ def test_allowed_calls_run_and_return_structured_results(calls: dict[str, Any]) 
     assert market["ticker"] == "NVDA" and market["last_close"]["as_of"] <= AS_OF
 
 
+def test_corpus_status_says_what_the_store_holds(calls: dict[str, Any]) -> None:
+    status = calls["status"]
+    assert not status.is_error, _text(status)
+    got = status.structured_content
+    assert got["store"]["documents"] == got["store"]["indexed"] > 1  # the 10-K and what the ask fetched
+    assert got["store"]["chunks"] > 100 and got["store"]["pending"] == 0
+    assert got["embedder"]["name"] == "hash-384" and got["embedder"]["stored"]["embedder"] == "hash-384"
+    assert got["reranker"]["name"] == "word-overlap" and got["reranker"]["available"] is True
+    assert got["mode"] == "snapshot" and got["version"] == __version__
+    assert got["backend"] == {"vectors": "chroma-embedded", "sparse": "bm25s"}
+
+
+def test_list_documents_filters_by_ticker_form_and_date(calls: dict[str, Any]) -> None:
+    listed = calls["docs"].structured_content
+    doc = calls["hits"][0]["document"]
+    assert [d["doc_id"] for d in listed["documents"]] == [doc["doc_id"]] and listed["count"] == listed["total"] == 1
+    assert listed["documents"][0]["form"] == "10-K" and listed["documents"][0]["filed_at"] >= "2025-01-01"
+    before = calls["docs_before"].structured_content  # the 10-K was filed on 2025-02-26; the ask fetched older ones
+    assert before["count"] == min(5, before["total"]) == len(before["documents"])
+    assert all(d["filed_at"] <= "2024-12-31" and d["ticker"] == "NVDA" for d in before["documents"])
+    assert doc["doc_id"] not in {d["doc_id"] for d in before["documents"]}
+    assert calls["docs_bad"].is_error and "argument 'since' must be a date" in _text(calls["docs_bad"])
+
+
+def test_verify_citations_checks_each_quote_against_its_claimed_span(calls: dict[str, Any]) -> None:
+    batch = calls["batch"]
+    assert not batch.is_error, _text(batch)
+    got = batch.structured_content
+    first, elsewhere, invented, unknown = got["results"]
+    hit = calls["hits"][0]
+    assert first["in_claimed_span"] and first["check"]["verified"] and first["check"]["start"] == hit["start"]
+    assert elsewhere["check"]["verified"] and not elsewhere["in_claimed_span"]  # found, but not where it claims
+    assert not invented["check"]["verified"] and not invented["in_claimed_span"]
+    assert unknown["check"] is None and "not in the docstore" in unknown["error"]
+    assert (got["verified"], got["total"]) == (2, 4)
+
+
+@pytest.mark.parametrize(("key", "reason"), [
+    ("batch_ill_typed", "argument 'citations[1].start' must be an integer, got str"),
+    ("batch_oversize", "argument 'citations' has 51 items; at most 50 allowed"),
+    ("batch_extra_key", "unexpected argument(s) 'citations[0].page'"),
+    ("batch_not_a_list", "argument 'citations' must be a list, got dict"),
+    ("memory_bad", "argument 'ticker' must match"),
+])
+def test_new_tools_deny_bad_arguments(calls: dict[str, Any], key: str, reason: str) -> None:
+    result = calls[key]
+    assert result.is_error and "tool call denied" in _text(result) and reason in _text(result)
+
+
+def test_memory_tool_returns_the_snapshot(calls: dict[str, Any]) -> None:
+    mem = calls["memory"]
+    assert not mem.is_error, _text(mem)
+    assert mem.structured_content["ticker"] == "NVDA"
+
+
+def test_every_result_carries_the_same_trace_but_its_own_request_id(calls: dict[str, Any], nvda_home: Path,
+                                                                     corpus_dir: Path) -> None:
+    before, after = ["search", "passage", "check", "market"], ["ask", "status", "docs", "batch", "memory"]
+    keys = before + after
+    traces = {k: calls[k].structured_content["trace"] for k in keys}
+    assert all(json.loads(_text(calls[k]))["trace"] == traces[k] for k in keys)  # the text content says the same
+    assert len({t["request_id"] for t in traces.values()}) == len(keys)
+    assert all(len(t["request_id"]) == 32 and t["version"] == __version__ for t in traces.values())
+    doc_id = calls["hits"][0]["document"]["doc_id"]
+    # before the ask: the one indexed 10-K; the ask fetched and indexed more, and its own trace already counts them
+    assert {traces[k]["corpus_signature"] for k in before} == {corpus_signature([doc_id])}
+    store = DocStore(nvda_home / "docstore.sqlite")
+    try:
+        _, now = store.indexed_doc_ids()
+    finally:
+        store.close()
+    assert len(now) > 1 and {traces[k]["corpus_signature"] for k in after} == {corpus_signature(now)}
+    settings = Settings(home=nvda_home, snapshot=corpus_dir, shared=corpus_dir.parent)
+    assert {t["config_hash"] for t in traces.values()} == {config_hash(settings, "title-section-v1")}
+
+
 @pytest.mark.parametrize(("key", "reason"), [
     ("extra", "unexpected argument(s) 'bogus'"),
     ("ill_typed", "argument 'start' must be"),
@@ -136,8 +243,10 @@ def test_every_call_is_audited_before_it_runs(calls: dict[str, Any]) -> None:
     call_records = [r for r in records if r["kind"] == "call"]
     assert [r["tool"] for r in call_records] == ["search_filings", "get_passage", "verify_citation",
                                                  "market_snapshot", "search_filings", "get_passage",
-                                                 "delete_everything", "verify_citation", "ask", "ask"]
-    assert [r["decision"] for r in call_records] == ["allow"] * 4 + ["deny"] * 4 + ["allow", "deny"]
+                                                 "delete_everything", "verify_citation", "ask", "ask",
+                                                 *NEW_TOOL_CALLS]
+    assert [r["decision"] for r in call_records] == (["allow"] * 4 + ["deny"] * 4 + ["allow", "deny"]
+                                                     + NEW_TOOL_DECISIONS)
     assert call_records[4]["args"] == {"query": "gpu", "bogus": 1}  # the raw arguments, as the client sent them
     outcomes = {r["call_seq"]: r for r in records if r["kind"] == "outcome"}
     for rec in call_records:

@@ -88,7 +88,7 @@ def test_pull_verify_then_search_reranks_with_the_pulled_model(hub: FakeHub, tin
     assert out.exit_code == 0, out.stdout + out.stderr
     assert "ok (5 files match sha256" in out.stdout and "loads ok; score" in out.stdout
     listed = runner.invoke(app, ["models", "list", "--json", "--home", str(home)])
-    entry = next(e for e in json.loads(listed.stdout) if e["name"] == REPO)
+    entry = next(e for e in json.loads(listed.stdout)["items"] if e["name"] == REPO)
     assert entry["source"] == "equimind-home" and entry["configured"] and entry["commit"] == tiny_repo.commit
 
     stores = make_stores(home)

@@ -190,3 +190,20 @@ def test_fingerprint_and_known_tickers_follow_the_indexed_set(store: DocStore) -
     stamp1, fp1 = store.indexed_fingerprint()
     assert stamp1 != stamp0 and fp1 == fingerprint(c.id for c in a[2])
     assert store.known_tickers() == {"NVDA"}
+
+
+def test_indexed_doc_ids_follow_the_index_stamp(store: DocStore) -> None:
+    """What a result's corpus_signature hashes: only indexed documents, read with the stamp that caches it."""
+    a, b = make_doc(30, "NVDA"), make_doc(31, "WMT")
+    for doc, parents, chunks in (a, b):
+        store.add_document_with_chunks(doc, parents, chunks)
+    stamp0, ids0 = store.indexed_doc_ids()
+    assert ids0 == [] and stamp0 == store.index_stamp()
+    store.set_status(a[0].id, "indexed")
+    stamp1, ids1 = store.indexed_doc_ids()
+    assert ids1 == [a[0].id] and stamp1 != stamp0 and stamp1 == store.index_stamp()
+    store.set_status(b[0].id, "indexed")
+    assert sorted(store.indexed_doc_ids()[1]) == sorted([a[0].id, b[0].id])
+    store.delete_document(a[0].id)
+    stamp3, ids3 = store.indexed_doc_ids()
+    assert ids3 == [b[0].id] and stamp3 not in (stamp0, stamp1)

@@ -5,6 +5,10 @@ The engine is built once, at startup (the lifespan), and kept on ``app.state``; 
 ``Annotated[EquiMindEngine, Depends(get_engine)]`` (``deps``). Route handlers hold no state of their own: the stores
 behind the engine are safe for concurrent readers while an ingest writes (SQLite WAL with a connection per thread,
 index refreshes under a lock). Synchronous routes run on FastAPI's thread pool. Errors: see ``errors``.
+
+Every response has an ``X-Request-ID`` header (``deps.RequestIdMiddleware``); every JSON result body carries a
+``trace`` (request id = that header, version, corpus signature, config hash: ``equimind.security.trace``), a list as
+``{"documents": [...], "count", "total", "trace"}``, a stream in its final ``recommendation`` / ``answer`` event.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from equimind.config import Settings
 from equimind.engine import EquiMindEngine
 from equimind.errors import EquiMindError
 from equimind.interfaces.api import backtest, evidence, market, memory, research, system
+from equimind.interfaces.api.deps import RequestIdMiddleware
 from equimind.interfaces.api.errors import ApiError, on_error
 from equimind.services import Services, open_services
 
@@ -61,6 +66,7 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
                   docs_url=None, redoc_url=None,
                   description="Evidence-first equity research: hybrid search over SEC filings, market data, "
                               "and a Bull/Bear/Judge debate that ends in a cited recommendation.")
+    app.add_middleware(RequestIdMiddleware)
     for exc_type in (EquiMindError, ApiError, Exception):
         app.add_exception_handler(exc_type, on_error)
     for router in (system.router, evidence.router, market.router, memory.router, research.router, backtest.router):

@@ -4,7 +4,8 @@
 (a real run costs seconds per decision; the request is capped at ``MAX_DECISIONS`` decisions). The backtest shares
 the engine's models (embedder, reranker, tokenizer) but uses its own research stores, so it never writes to the
 store the other routes read. ``GET /api/v1/backtest/{run_id}`` returns a stored report and
-``GET /api/v1/backtest/{run_id}/equity.png`` its equity-curve plot.
+``GET /api/v1/backtest/{run_id}/equity.png`` its equity-curve plot. A report's ``trace`` is the server's (settings and
+the serving store's documents): the per-decision stores of a run are rebuilt from the snapshot and not signed.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from equimind.backtest.models import BacktestReport, BacktestRequest
 from equimind.backtest.runner import Backtester
 from equimind.backtest.store import BacktestStore
 from equimind.errors import NotFoundError
-from equimind.interfaces.api.deps import EngineDep
+from equimind.interfaces.api.deps import EngineDep, RequestIdDep
 from equimind.interfaces.api.models import ErrorBody
+from equimind.interfaces.traced import TracedBacktestReport
+from equimind.security.trace import traced
 
 RUN_ID_PATTERN = r"^bt-[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$"
 
@@ -35,8 +38,8 @@ _ERRORS: dict[int | str, dict[str, object]] = {
 RunId = Annotated[str, PathParam(pattern=RUN_ID_PATTERN, description="e.g. bt-20250901-120000-a1b2c3")]
 
 
-@router.post("/backtest", responses=_ERRORS, response_model=BacktestReport)
-def run_backtest(body: BacktestRequest, engine: EngineDep) -> Response:
+@router.post("/backtest", responses=_ERRORS, response_model=TracedBacktestReport)
+def run_backtest(body: BacktestRequest, engine: EngineDep, rid: RequestIdDep) -> Response:
     """Walk-forward backtest over the recorded corpus the server runs on (``--snapshot``): research at each decision
     day with nothing later, forward returns vs buy-and-hold and an equal-weight benchmark, hit rate, IC and
     long-short with bootstrap CIs. 422 when the server is not in snapshot mode."""
@@ -45,18 +48,20 @@ def run_backtest(body: BacktestRequest, engine: EngineDep) -> Response:
         report = tester.run(body)
     finally:
         tester.store.close()
-    return Response(report.model_dump_json(), media_type="application/json")
+    out = traced(TracedBacktestReport, report, engine.trace(rid))
+    return Response(out.model_dump_json(), media_type="application/json")
 
 
-@router.get("/backtest/{run_id}", responses=_ERRORS, response_model=BacktestReport)
-def stored_backtest(run_id: RunId, engine: EngineDep) -> Response:
+@router.get("/backtest/{run_id}", responses=_ERRORS, response_model=TracedBacktestReport)
+def stored_backtest(run_id: RunId, engine: EngineDep, rid: RequestIdDep) -> Response:
     """A stored backtest report (the accuracy tracker keeps every run)."""
     store = BacktestStore.from_settings(engine.settings)
     try:
         raw = store.report_json(run_id)
     finally:
         store.close()
-    return Response(raw, media_type="application/json")
+    out = traced(TracedBacktestReport, BacktestReport.model_validate_json(raw), engine.trace(rid))
+    return Response(out.model_dump_json(), media_type="application/json")
 
 
 @router.get("/backtest/{run_id}/equity.png", responses=_ERRORS, response_class=FileResponse)

@@ -1,18 +1,55 @@
-"""Route dependencies: the engine (built once by the lifespan, kept on ``app.state``), the checked ticker and as-of
-date, and an engine debating with another LLM provider."""
+"""Route dependencies: the engine (built once by the lifespan, kept on ``app.state``), the request id (set by
+``RequestIdMiddleware``, sent back as the ``X-Request-ID`` header and the body's ``trace.request_id``), the checked
+ticker and as-of date, and an engine debating with another LLM provider."""
 
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Query, Request
 from fastapi import Path as PathParam
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from equimind.engine import EquiMindEngine
 from equimind.errors import NotFoundError
 from equimind.interfaces.api.errors import ApiError, invalid
 from equimind.interfaces.api.models import TICKER_PATTERN, IsoDate
+from equimind.security.trace import new_request_id
+
+REQUEST_ID_HEADER = "X-Request-ID"
+
+
+class RequestIdMiddleware:
+    """Gives every HTTP request a fresh uuid4-hex id (``request.state.request_id``) and answers it in the
+    ``X-Request-ID`` header, errors and streams included. Pure ASGI, so Server-Sent Events stream unbuffered."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        rid = new_request_id()
+        state: dict[str, Any] = scope.setdefault("state", {})
+        state["request_id"] = rid
+
+        async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"], (REQUEST_ID_HEADER.lower().encode(), rid.encode())]
+            await send(message)
+
+        await self.app(scope, receive, send_with_id)
+
+
+def request_id(request: Request) -> str:
+    rid: str | None = getattr(request.state, "request_id", None)
+    return rid or new_request_id()  # an app built without the middleware still traces each response
+
+
+RequestIdDep = Annotated[str, Depends(request_id)]
 
 
 def get_engine(request: Request) -> EquiMindEngine:

@@ -6,24 +6,24 @@ from datetime import date
 from typing import Annotated
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel
 
-from equimind.analytics.market import MarketReport
-from equimind.analytics.price_series import PriceSeries
-from equimind.interfaces.api.deps import AsOfDep, EngineDep, TickerDep
+from equimind.interfaces.api.deps import AsOfDep, EngineDep, RequestIdDep, TickerDep
 from equimind.interfaces.api.errors import ERRORS
+from equimind.interfaces.traced import TracedMarketReport, TracedPriceSeries
+from equimind.security.trace import traced
 
 router = APIRouter(prefix="/api/v1", tags=["market"])
 
 
 @router.get("/market/{ticker}", responses=ERRORS)
-def market(ticker: TickerDep, engine: EngineDep, as_of: AsOfDep = None) -> MarketReport:
+def market(ticker: TickerDep, engine: EngineDep, rid: RequestIdDep, as_of: AsOfDep = None) -> TracedMarketReport:
     """Last close, indicators, fundamentals, sentiment and macro as of a date, each figure with provenance."""
-    return engine.market(ticker, as_of)
+    return traced(TracedMarketReport, engine.market(ticker, as_of), engine.trace(rid))
 
 
-@router.get("/market/{ticker}/series", responses=ERRORS, response_model=PriceSeries)
-def market_series(ticker: TickerDep, engine: EngineDep, as_of: AsOfDep = None,
-                  lookback_days: Annotated[int, Query(ge=20, le=1825)] = 365) -> BaseModel:
+@router.get("/market/{ticker}/series", responses=ERRORS)
+def market_series(ticker: TickerDep, engine: EngineDep, rid: RequestIdDep, as_of: AsOfDep = None,
+                  lookback_days: Annotated[int, Query(ge=20, le=1825)] = 365) -> TracedPriceSeries:
     """Daily OHLCV with SMA, Bollinger, RSI and MACD series up to the as-of date (what the chart draws)."""
-    return engine.price_series(ticker, as_of or date.today(), lookback_days)
+    series = engine.price_series(ticker, as_of or date.today(), lookback_days)
+    return traced(TracedPriceSeries, series, engine.trace(rid))

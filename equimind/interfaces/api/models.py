@@ -1,9 +1,9 @@
 """Request and response bodies of the REST API (Pydantic: this is a boundary).
 
 Every request body forbids unknown fields, so a misspelt field is a 422 naming it rather than a silently ignored
-option. Responses reuse the domain models (SearchResult, Recommendation, MarketReport, ...) unchanged; the only
-API-specific responses are the error body and the citation check (the price series drawn by the dashboard is the
-engine's ``equimind.analytics.price_series.PriceSeries``).
+option. Responses reuse the domain models (SearchResult, Recommendation, MarketReport, ...) with a ``trace`` added
+(``interfaces/traced.py``); the only API-specific responses are the error body, the citation checks and the document
+list (the price series drawn by the dashboard is the engine's ``equimind.analytics.price_series.PriceSeries``).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StrictBool,
+    StrictInt,
     StringConstraints,
     field_validator,
     model_validator,
@@ -26,13 +27,15 @@ from pydantic import (
 
 from equimind.agents.providers import parse_provider
 from equimind.errors import ConfigError
-from equimind.models import FilterSpec, Source
+from equimind.models import DocumentRef, FilterSpec, Source
+from equimind.security.trace import Trace
 
 TICKER_PATTERN = r"^[A-Za-z][A-Za-z0-9.\-]{0,9}$"
 FORM_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9 ./\-]{0,15}$"
 DOC_ID_PATTERN = r"^[0-9a-f]{64}$"
 MAX_SPAN = 20_000
 MAX_CONTEXT = 5_000
+MAX_BATCH = 50  # quotes per batch citation check (= the default MCP policy's max_items)
 
 Ticker = Annotated[str, StringConstraints(strip_whitespace=True, pattern=TICKER_PATTERN),
                    AfterValidator(str.upper)]
@@ -168,6 +171,78 @@ class CitationCheckOut(BaseModel):
         return cls(doc_id=check.doc_id, quote=check.quote, match=str(check.match), verified=check.verified,
                    start=check.start, end=check.end, passage=check.passage, similarity=check.similarity,
                    doc_sha256=check.doc_sha256)
+
+
+class CitationSpan(BaseModel):
+    """One quote of a batch check and the span [start, end) of the document it claims to come from."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    doc_id: Annotated[str, StringConstraints(pattern=DOC_ID_PATTERN)]
+    start: StrictInt = Field(ge=0, le=100_000_000)
+    end: StrictInt = Field(ge=1, le=100_000_000)
+    quote: Annotated[str, Field(min_length=1, max_length=2000), AfterValidator(_not_blank)]
+
+    @model_validator(mode="after")
+    def _span(self) -> CitationSpan:
+        if self.end <= self.start:
+            raise ValueError(f"end ({self.end}) must be greater than start ({self.start})")
+        return self
+
+
+class CitationBatchRequest(BaseModel):
+    """``POST /api/v1/citations/verify-batch``: up to ``MAX_BATCH`` quotes at once."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    citations: list[CitationSpan] = Field(min_length=1, max_length=MAX_BATCH)
+
+
+class SpanCheckOut(BaseModel):
+    """One quote's outcome: ``check`` (None when the document is not stored; ``error`` says so) and whether the
+    verified match lies inside the claimed span."""
+
+    doc_id: str
+    claimed_start: int
+    claimed_end: int
+    in_claimed_span: bool
+    check: CitationCheckOut | None
+    error: str | None = None
+
+    @classmethod
+    def of(cls, span: Any) -> SpanCheckOut:
+        return cls(doc_id=span.doc_id, claimed_start=span.start, claimed_end=span.end,
+                   in_claimed_span=span.in_claimed_span,
+                   check=CitationCheckOut.of(span.check) if span.check is not None else None, error=span.error)
+
+
+class CitationBatchOut(BaseModel):
+    """A batch citation check, in request order; ``verified`` counts exact or normalised matches."""
+
+    results: list[SpanCheckOut]
+    verified: int
+    total: int
+    trace: Trace
+
+    @classmethod
+    def of(cls, spans: list[Any], trace: Trace) -> CitationBatchOut:
+        results = [SpanCheckOut.of(s) for s in spans]
+        return cls(results=results, verified=sum(1 for r in results if r.check is not None and r.check.verified),
+                   total=len(results), trace=trace)
+
+
+class DocumentList(BaseModel):
+    """Indexed documents (newest filing first): ``count`` listed of ``total`` matching."""
+
+    documents: list[DocumentRef]
+    count: int
+    total: int
+    trace: Trace
+
+    @classmethod
+    def of(cls, docs: list[DocumentRef], limit: int, trace: Trace) -> DocumentList:
+        """The first ``limit`` of ``docs`` (what ``GET /documents`` and the MCP tool ``list_documents`` return)."""
+        return cls(documents=docs[:limit], count=min(limit, len(docs)), total=len(docs), trace=trace)
 
 
 class ResearchStreamInfo(BaseModel):

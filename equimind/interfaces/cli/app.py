@@ -4,6 +4,10 @@ JSON output and the error guard.
 Command modules (``store``, ``research``, ``read``, ``system``, ``audit``, ``backtest``, ``eval``) import only this
 module; ``main`` imports them all (which registers their commands) and runs the app. Rendering for humans lives in
 ``render`` / ``render_report``.
+
+Every ``--json`` output is one JSON object with a ``trace`` key (request id, version, corpus signature of the home's
+indexed documents, config hash: ``equimind.security.trace``), the same trace the API and MCP results carry for the
+same data and settings; a command whose result is a list prints ``{"items": [...], "trace": {...}}``.
 """
 
 from __future__ import annotations
@@ -81,11 +85,16 @@ def run_guarded(fn: Callable[[], T]) -> T:
         raise typer.Exit(2) from exc
 
 
-def emit_json(obj: Any) -> None:
-    if hasattr(obj, "model_dump_json"):
-        sys.stdout.write(obj.model_dump_json(indent=2) + "\n")
-    else:
-        sys.stdout.write(json.dumps(obj, indent=2, default=str) + "\n")
+def emit_json(obj: Any, settings: Settings) -> None:
+    """Print ``obj`` (a Pydantic model, a dict or a list) as one JSON object with the ``trace`` of ``settings``'s
+    home; a list becomes ``{"items": [...]}``."""
+    from equimind.interfaces.cli.home_trace import home_trace  # the docstore: numpy, kept out of `--help`
+
+    payload = obj.model_dump(mode="json") if hasattr(obj, "model_dump") else obj
+    if not isinstance(payload, dict):
+        payload = {"items": payload}
+    payload = {**payload, "trace": home_trace(settings).model_dump(mode="json")}
+    sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
 def parse_day(value: str | None, name: str) -> date | None:

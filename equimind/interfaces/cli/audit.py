@@ -19,7 +19,7 @@ def audit_verify(home: HomeOpt = None, as_json: JsonOpt = False) -> None:
         key = settings.audit_key
         report = verify_audit_log(settings.audit_path, key)
         if as_json:
-            emit_json(report)
+            emit_json(report, settings)
         else:
             render.console.print(f"{'OK' if report.ok else 'TAMPERED'}: {report.records} records, last seq "
                           f"{report.last_seq}")

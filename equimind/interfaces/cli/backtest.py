@@ -57,9 +57,10 @@ def backtest(
             _stored(home, show, as_json)
             return
         request = _request(tickers, start, end, frequency, horizons, question, prime_figures, resamples)
-        report = _run(build_settings(home, snapshot), request, out, keep_stores, as_json)
+        settings = build_settings(home, snapshot)
+        report = _run(settings, request, out, keep_stores, as_json)
         if as_json:
-            emit_json(report)
+            emit_json(report, settings)
         else:
             _render(report)
 
@@ -115,7 +116,8 @@ def _run(settings: Settings, request: BacktestRequest, out: Path | None, keep_st
 def _stored(home: Path | None, run_id: str | None, as_json: bool) -> None:
     bt = _harness()
     Report = bt.BacktestReport
-    store = bt.BacktestStore.from_settings(build_settings(home))
+    settings = build_settings(home)
+    store = bt.BacktestStore.from_settings(settings)
     try:
         if run_id:
             try:
@@ -123,14 +125,14 @@ def _stored(home: Path | None, run_id: str | None, as_json: bool) -> None:
             except ValueError as exc:  # pydantic's ValidationError
                 raise ConfigError(f"stored report {run_id} does not match this EquiMind's report format ({exc}); "
                                   "re-run the backtest") from exc
-            emit_json(report) if as_json else _render(report)
+            emit_json(report, settings) if as_json else _render(report)
             return
         runs = store.runs()
     finally:
         store.close()
     if as_json:
         emit_json([{"run_id": r.run_id, "created_at": r.created_at, "status": r.status,
-                    "predictions": r.n_predictions, "params": r.params} for r in runs])
+                    "predictions": r.n_predictions, "params": r.params} for r in runs], settings)
         return
     for r in runs:
         typer.echo(f"{r.run_id}  {r.status:<7} {r.n_predictions:>3} predictions  {r.created_at}  "

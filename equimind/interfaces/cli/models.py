@@ -37,7 +37,7 @@ def pull_cmd(
                        f"{settings.models_path}", err=True)
         result = pull(settings.models_path, name, revision)
         if as_json:
-            emit_json(_pull_json(result))
+            emit_json(_pull_json(result), settings)
         else:
             _print_pull(result)
 
@@ -53,7 +53,7 @@ def list_cmd(home: HomeOpt = None, as_json: JsonOpt = False) -> None:
         settings = build_settings(home)
         entries = known_models(settings, full=False)
         if as_json:
-            emit_json([_entry_json(e) for e in entries])
+            emit_json([_entry_json(e) for e in entries], settings)
             return
         for e in entries:
             _print_entry(e)
@@ -73,10 +73,11 @@ def verify_cmd(
     changed, a model is missing or does not load."""
 
     def body() -> list[Check]:
-        checks = verify(build_settings(home), name)
+        settings = build_settings(home)
+        checks = verify(settings, name)
         if as_json:
             emit_json([{**_entry_json(c.entry), "checksums": c.checksums, "load": c.load, "ok": c.ok,
-                        "score": c.score} for c in checks])
+                        "score": c.score} for c in checks], settings)
         else:
             for c in checks:
                 _print_check(c)

@@ -37,7 +37,7 @@ def market(
         settings = build_settings(home, snapshot)  # the market report needs no store: no Services (no Chroma)
         report = report_for(settings, ticker, parse_day(as_of, "--as-of") or date.today())
         if as_json:
-            emit_json(report)
+            emit_json(report, settings)
         else:
             render_report.market(report)
 
@@ -56,10 +56,10 @@ def memory(
     def body() -> None:
         from equimind.memory.store import MemoryStore  # pydantic models and SQLite: kept out of `--help`
 
-        snap = MemoryStore.from_settings(build_settings(home)).snapshot(ticker.upper(),
-                                                                        as_of=parse_day(as_of, "--as-of"))
+        settings = build_settings(home)
+        snap = MemoryStore.from_settings(settings).snapshot(ticker.upper(), as_of=parse_day(as_of, "--as-of"))
         if as_json:
-            emit_json(snap)
+            emit_json(snap, settings)
         else:
             render_report.memory(snap)
 
@@ -85,7 +85,7 @@ def verify_citation(
                    "start": check.start, "end": check.end, "similarity": round(check.similarity, 4),
                    "passage": check.passage, "doc_sha256": check.doc_sha256}
         if as_json:
-            emit_json(payload)
+            emit_json(payload, settings)
         else:
             state = "[green]verified[/green]" if check.verified else "[red]NOT verified[/red]"
             render.console.print(f"{state} ({check.match.value}, similarity {check.similarity:.3f}) "

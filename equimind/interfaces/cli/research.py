@@ -43,7 +43,7 @@ def research(
         events = None if as_json else render_report.progress_printer()
         rec = engine.research(ticker, question, parse_day(as_of, "--as-of"), on_event=events)
         if as_json:
-            emit_json(rec)
+            emit_json(rec, settings)
         else:
             render_report.recommendation(rec)
 
@@ -72,7 +72,7 @@ def ask(
         events = None if as_json else render_report.progress_printer()
         ans = engine.ask(question, ticker, parse_day(as_of, "--as-of"), on_event=events)
         if as_json:
-            emit_json(ans)
+            emit_json(ans, settings)
         else:
             render_answer.answer(ans)
 

@@ -80,7 +80,8 @@ def record(
             prices_since=parse_day(prices_since, "--prices-since") or start - timedelta(days=DEFAULT_LOOKBACK_DAYS),
             forms=split_csv(forms) or _no_forms(), macro=split_csv(macro) if macro is not None
             else SNAPSHOT_MACRO_SERIES, news_limit=news_limit)
-        recorder = SnapshotRecorder(build_settings(home))
+        settings = build_settings(home)
+        recorder = SnapshotRecorder(settings)
         try:
             if not as_json:
                 typer.echo(f"recording {', '.join(request.tickers)} into {out} (filings since {request.since}, "
@@ -89,7 +90,7 @@ def record(
         finally:
             recorder.close()
         if as_json:
-            emit_json(_summary(report))
+            emit_json(_summary(report), settings)
         else:
             state = "ok" if report.ok else f"{len(report.failures)} failure(s)"
             typer.echo(f"recorded {len(report.recorded)} files into {out}, {state}; README: {out / 'README.md'}")

@@ -50,7 +50,7 @@ def ingest(
         with render.IngestProgress(enabled=not as_json, total=total, mode=mode) as progress:
             report = pipeline.run(items, progress=progress.update, total=total)
         if as_json:
-            emit_json(report)
+            emit_json(report, settings)
         else:
             render.ingest_report(report, mode)
         if report.documents_failed and not (report.documents_added or report.documents_skipped
@@ -101,7 +101,7 @@ def search(
                                 f"{','.join(unknown)} [--snapshot DIR]")
         result = engine.search(query, flt, mode=mode, top_k=k, auto_filter=auto_filter)
         if as_json:
-            emit_json(result)
+            emit_json(result, settings)
         else:
             render.search_result(result)
 
@@ -119,7 +119,8 @@ def reindex(
     def body() -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-        services = open_store(build_settings(home))
+        settings = build_settings(home)
+        services = open_store(settings)
         bar = Progress(TextColumn("{task.description:<11}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                        console=render.err_console, disable=as_json)
         with bar:
@@ -131,7 +132,7 @@ def reindex(
 
             report = services.reindex(progress, force=force)
         if as_json:
-            emit_json(report)
+            emit_json(report, settings)
             return
         before = report.previous or {}
         if not report.reindexed:

@@ -147,8 +147,11 @@ def test_document_span_errors(client: TestClient, hit: dict[str, Any]) -> None:
 
 def test_document_listing(client: TestClient, hit: dict[str, Any]) -> None:
     docs = client.get("/api/v1/documents", params={"ticker": "NVDA"}).json()
-    assert [d["doc_id"] for d in docs] == [hit["document"]["doc_id"]]
-    assert client.get("/api/v1/documents", params={"ticker": "AAPL"}).json() == []
+    assert [d["doc_id"] for d in docs["documents"]] == [hit["document"]["doc_id"]] and docs["total"] == 1
+    assert client.get("/api/v1/documents", params={"ticker": "AAPL"}).json()["documents"] == []
+    assert client.get("/api/v1/documents", params={"until": "2025-01-31"}).json()["total"] == 0  # filed 2025-02-26
+    assert "query.until" in _errors(client.get("/api/v1/documents", params={"since": "2025-03-01",
+                                                                             "until": "2025-01-01"}))
 
 
 def test_verify_citation(client: TestClient, hit: dict[str, Any]) -> None:
@@ -290,6 +293,7 @@ def test_research_stream_sends_stages_then_the_recommendation(client: TestClient
     assert len(stages) >= 3 and all({"stage", "message"} <= set(d) for d in stages)
     assert any(d["iteration"] == 1 for d in stages)
     assert Recommendation.model_validate(events[-1][1]).ticker == "NVDA"
+    assert events[-1][1]["trace"]["request_id"] == res.headers["x-request-id"]  # the final event carries the trace
     unknown = client.post("/api/v1/research/stream", json={"ticker": "ZZZZQ", "question": "buy?"})
     assert unknown.status_code == 404
 
@@ -373,6 +377,8 @@ def test_ask_answers_with_verified_quotes_and_streams(client: TestClient) -> Non
         events = _sse(stream.read().decode())
     assert [n for n, _ in events][-1] == "answer" and any(n == "stage" for n, _ in events)
     assert events[-1][1]["question"] == body["question"]
+    assert events[-1][1]["trace"]["request_id"] == stream.headers["x-request-id"]
+    assert events[-1][1]["trace"]["config_hash"] == ans["trace"]["config_hash"]
 
 
 def test_ask_bad_input(client: TestClient) -> None:

@@ -50,7 +50,7 @@ def test_read_routes_never_fail_server_side(spec_url: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     proc = _run(spec_url, "read", "--exclude-path-regex", "research|backtest|ask", "--max-examples", "10")
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
-    assert "Tested: 8" in proc.stdout and " passed" in proc.stdout
+    assert "Tested: 9" in proc.stdout and " passed" in proc.stdout  # 8 + POST /citations/verify-batch
 
 
 def test_research_routes_never_fail_server_side(spec_url: str) -> None:

@@ -40,7 +40,7 @@ def test_list_and_show(tmp_path: Path) -> None:
     store.close()
     res = runner.invoke(app, ["backtest", "--home", str(tmp_path), "--list", "--json"])
     assert res.exit_code == 0
-    [run] = json.loads(res.output)
+    [run] = json.loads(res.output)["items"]  # a list result is {"items": [...], "trace": {...}}
     assert run["run_id"] == "bt-20250101-000000-abcdef" and run["status"] == "running"
     res = runner.invoke(app, ["backtest", "--home", str(tmp_path), "--show", "bt-20250101-000000-abcdef"])
     assert res.exit_code == 2 and "has no report" in res.output

@@ -51,6 +51,10 @@ def test_research_must_show(tmp_path: Path, corpus_dir: Path) -> None:
     second = _research(home, corpus_dir)
     assert second["agentic_rag"]["iterations"] <= 3
     assert not [f for it in second["agentic_rag"]["log"] for f in it["fetched"] if "ingested" in f["outcome"]]
+    traces = [r.pop("trace") for r in (first, second)]
+    assert traces[0]["request_id"] != traces[1]["request_id"]  # same data and settings: the rest of the trace agrees
+    assert [{k: v for k, v in t.items() if k != "request_id"} for t in traces] == [
+        {k: v for k, v in traces[0].items() if k != "request_id"}] * 2
     for r in (first, second):
         r.pop("timings_ms")
         r.pop("agentic_rag")

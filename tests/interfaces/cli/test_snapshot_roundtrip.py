@@ -36,7 +36,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 runner = CliRunner()
 QUESTION = "Should I invest in NVIDIA?"
-RUN_SPECIFIC = frozenset({"timings_ms", "timings", "ms"})  # "ms": a fetch step's duration
+RUN_SPECIFIC = frozenset({"timings_ms", "timings", "ms", "request_id"})  # "ms": a fetch step's duration
 
 
 def _normalise(obj: Any, folder: str, corpus: str) -> Any:
