@@ -25,6 +25,7 @@ import logging
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -100,34 +101,45 @@ def agreement(vectors: dict[EmbedBackend, np.ndarray[Any, Any]], k: int = 10) ->
     return out
 
 
-def golden(embedders: dict[EmbedBackend, Embedder], settings: Settings, root: Path) -> dict[str, Any]:
+def golden(embedders: dict[EmbedBackend, Embedder], settings: Settings, root: Path,
+           tickers: tuple[str, ...] | None, save: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    """Each backend's golden run; ``save`` gets the figures after every backend (a cut run keeps what finished)."""
     from equimind.evaluation.golden import run_golden
 
     per_query: dict[EmbedBackend, list[dict[str, Any]]] = {}
-    out: dict[str, Any] = {"setting": GOLDEN_SETTING, "arms": {}, "store": "built (parse, chunk, embed) with torch; "
+    out: dict[str, Any] = {"setting": GOLDEN_SETTING, "tickers": list(tickers or []) or "all", "arms": {},
+                           "store": "built (parse, chunk, embed) with torch; "
                            "each other backend re-embeds a copy of it (the harness reindexes a store stamped with "
                            "another embedder), so all three hold the same chunks", "seconds": {}, "ingest": {}}
-    order = [EmbedBackend.TORCH, *(b for b in embedders if b is not EmbedBackend.TORCH)]  # torch store first
+    order = [EmbedBackend.TORCH, EmbedBackend.ONNX_INT8, EmbedBackend.ONNX]  # the decision's pair first
     for b in order:
         t0 = time.perf_counter()
         if b is not EmbedBackend.TORCH:
             shutil.copytree(root / f"golden-{EmbedBackend.TORCH.value}", root / f"golden-{b.value}")
         res = run_golden(settings, settings.corpus_dir, root / f"golden-{b.value}", variants=("context",),
-                         arms=("dense", "hybrid"), settings_names=("shared",), embedder=embedders[b])
+                         arms=("dense", "hybrid"), settings_names=("shared",), tickers=tickers,
+                         embedder=embedders[b])
         per_query[b] = res["metrics"][GOLDEN_SETTING]["per_query_recall@10"]
         ingest = res["config"]["ingest"]["context"]
         out["seconds"][b.value] = round(time.perf_counter() - t0, 1)
         out["ingest"][b.value] = {k: ingest.get(k) for k in ("cached", "stamp", "reindex_seconds", "chunks_added",
                                                                "seconds") if k in ingest}
         log.info("golden %s done in %.0f s", b.value, time.perf_counter() - t0)
-    n = len(per_query[EmbedBackend.TORCH])
-    out["questions"] = n
-    out["one_question"] = round(1.0 / n, 4)
+        out.update(paired(per_query))
+        save(out)
+    return out
+
+
+def paired(per_query: dict[EmbedBackend, list[dict[str, Any]]]) -> dict[str, Any]:
+    """recall@10 per backend and arm, and each backend minus torch over the same questions (paired bootstrap)."""
+    torch_rows = per_query[EmbedBackend.TORCH]
+    n = len(torch_rows)
+    out: dict[str, Any] = {"questions": n, "one_question": round(1.0 / n, 4), "arms": {}}
     for arm in ("dense", "hybrid"):
-        ref = [row[arm] for row in per_query[EmbedBackend.TORCH]]
+        ref = [row[arm] for row in torch_rows]
         arm_out: dict[str, Any] = {}
         for b, rows in per_query.items():
-            assert [r["id"] for r in rows] == [r["id"] for r in per_query[EmbedBackend.TORCH]]
+            assert [r["id"] for r in rows] == [r["id"] for r in torch_rows]
             mine = [row[arm] for row in rows]
             ci = paired_bootstrap_ci(mine, ref, seed=0)
             arm_out[b.value] = {"recall@10": round(float(np.mean(mine)), 4),
@@ -149,6 +161,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--texts", type=int, default=400)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--no-golden", action="store_true", help="skip the golden-set store builds (~3 x 5-10 min)")
+    p.add_argument("--golden-tickers", help="only these companies' golden questions and filings (e.g. NVDA,AAPL)")
+    p.add_argument("--skip-speed", action="store_true",
+                   help="keep the throughput / agreement figures already in --out; run only the golden part")
     p.add_argument("--out", type=Path, default=RESULTS)
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
@@ -171,12 +186,19 @@ def main(argv: list[str] | None = None) -> None:
         out["names"] = {b.value: e.name for b, e in embedders.items()}
         for e in embedders.values():
             e.embed(texts[:8])  # warm-up
-        vectors: dict[EmbedBackend, np.ndarray[Any, Any]] = {}
-        out["throughput"] = throughput(embedders, texts, base.embed_batch_size, args.rounds, vectors)
-        out["agreement"] = agreement(vectors)
+        if args.skip_speed:
+            old = json.loads(args.out.read_text())
+            out.update({k: old[k] for k in ("throughput", "agreement", "speed_measured_at") if k in old})
+        else:
+            vectors: dict[EmbedBackend, np.ndarray[Any, Any]] = {}
+            out["throughput"] = throughput(embedders, texts, base.embed_batch_size, args.rounds, vectors)
+            out["agreement"] = agreement(vectors)
+            out["speed_measured_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         _write(args.out, out)
         if not args.no_golden:
-            out["golden"] = golden(embedders, base, root)
+            tickers = tuple(args.golden_tickers.split(",")) if args.golden_tickers else None
+            out["golden"] = golden(embedders, base, root, tickers,
+                                   lambda part: _write(args.out, {**out, "golden": part}))
         out["financebench"] = {"skipped": "its store build is 20-40 min per backend on this 2-core machine"}
     finally:
         shutil.rmtree(root, ignore_errors=True)
