@@ -4,6 +4,8 @@ atomically under the home (checksum record), the same vectors as torch (fp32) an
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -149,3 +151,25 @@ def test_an_export_that_fails_is_a_config_error_and_leaves_no_file(tmp_path: Pat
     with pytest.raises(ConfigError, match=r"(?s)could not export .*EQUIMIND_EMBED_BACKEND=torch"):
         OnnxEmbedder(model, tmp_path / "cache", model_name="broken")
     assert not list((tmp_path / "cache").rglob("*.onnx")) and not list((tmp_path / "cache").rglob(".partial-*"))
+
+
+@pytest.mark.slow
+def test_the_setting_picks_the_backend_and_reuses_the_homes_export(
+        built: tuple[Path, dict[OnnxPrecision, OnnxEmbedder]], tmp_path: Path) -> None:
+    cache, emb = built
+    record = (emb[OnnxPrecision.INT8].onnx_path.parent / RECORD).stat().st_mtime_ns
+    e = build_embedder(Settings(home=tmp_path, models_dir=cache, embed_backend="onnx-int8", embed_batch_size=8))
+    assert isinstance(e, OnnxEmbedder) and e.name == "all-MiniLM-L6-v2+onnx-int8" and e.batch_size == 8
+    assert e.onnx_path == emb[OnnxPrecision.INT8].onnx_path
+    assert (e.onnx_path.parent / RECORD).stat().st_mtime_ns == record  # found, verified, not rebuilt
+    assert isinstance(build_embedder(Settings(home=tmp_path)), SentenceTransformerEmbedder)
+
+
+def test_importing_the_wiring_loads_no_runtime() -> None:
+    root = Path(__file__).resolve().parents[2]
+    code = ("import sys; import equimind.services, equimind.retrieval.embed_onnx; "
+            "print([m for m in sys.modules if m.split('.')[0] in ('onnxruntime', 'onnx', 'tokenizers', 'torch')])")
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(root)},
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
