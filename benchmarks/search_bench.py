@@ -361,7 +361,8 @@ def main(argv: list[str] | None = None) -> None:
     root = Path(tempfile.mkdtemp(prefix="search-bench-"))
     out: dict[str, Any] = {"benchmark": "search", "machine": machine_info(), "config": {
         "queries": args.queries, "dense_top_k": 50, "bm25_top_k": 50, "rrf_k": 60, "top_k": 10,
-        "hnsw": {"space": "cosine", "M": 16, "ef_construction": 200, "ef_search": 50}, "exact_max_rows": EXACT_MAX_ROWS,
+        "hnsw": {"space": "cosine", "M": 16, "ef_construction": 200, "ef_search": Settings().hnsw_ef_search},
+        "exact_max_rows": EXACT_MAX_ROWS,
         "filters": {"ticker+date": "1 of 20 tickers and a 365-day window (~1.7% of chunks)",
                     "date_only": "filed since 2024-01-01 (~33% of chunks)"},
         "latency": "wall time of HybridSearcher.search (index check, dense, BM25, RRF, hydrate); query vectors "

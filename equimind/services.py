@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from equimind.agents.llm_factory import model_for_settings  # pydantic-ai and the provider SDKs
@@ -16,15 +17,18 @@ from equimind.agents.providers import LLMConfig, model_settings, resolve_api_key
 from equimind.answer.answerer import Answerer
 from equimind.answer.llm_answer import LLMAnswerer
 from equimind.backtest.store import BacktestStore
-from equimind.config import Settings
+from equimind.config import EmbedBackend, Settings
+from equimind.errors import ConfigError
 from equimind.ingest.chunk import ParentChildChunker
 from equimind.ingest.embed_format import PRODUCT_FORMAT, parse_format
 from equimind.ingest.pipeline import IngestPipeline, no_progress
 from equimind.ingest.reindex import Reindexer
 from equimind.ingest.tokens import HFTokenizer  # transformers
 from equimind.memory.store import MemoryStore
-from equimind.retrieval.embed import SentenceTransformerEmbedder  # torch
+from equimind.retrieval.embed import SentenceTransformerEmbedder, default_model_path, embedder_name  # torch
+from equimind.retrieval.embed_onnx import OnnxEmbedder  # onnxruntime, on construction
 from equimind.retrieval.hub import pulled_choice, pulled_path
+from equimind.retrieval.onnx_export import OnnxPrecision
 from equimind.retrieval.query_filters import StoreFilterParser
 from equimind.retrieval.rerank import CrossEncoderReranker  # torch
 from equimind.retrieval.search import HybridSearcher  # chromadb
@@ -75,11 +79,7 @@ class Services:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            name = self.settings.embed_model
-            pulled = pulled_path(self.settings.models_path, name)  # EQUIMIND_HOME/models first
-            self._embedder = SentenceTransformerEmbedder(str(pulled) if pulled else name,
-                                                         batch_size=self.settings.embed_batch_size,
-                                                         name=name if pulled else None)
+            self._embedder = build_embedder(self.settings)
         return self._embedder
 
     @property
@@ -210,6 +210,26 @@ class Services:
                 if part is not None:
                     part.close()
             self._sources = self._figure_cache = self._backtest_store = None
+
+
+def build_embedder(settings: Settings) -> Embedder:
+    """The embedder of ``settings.embed_backend`` over ``settings.embed_model`` (a model pulled into
+    EQUIMIND_HOME/models first; default: the bundled all-MiniLM-L6-v2). The ONNX backends build their export once,
+    under ``models_path/onnx``, from the same local weights."""
+    name = settings.embed_model
+    pulled = pulled_path(settings.models_path, name)  # EQUIMIND_HOME/models first
+    model = str(pulled) if pulled else name
+    if settings.embed_backend is EmbedBackend.TORCH:
+        return SentenceTransformerEmbedder(model, batch_size=settings.embed_batch_size,
+                                           name=name if pulled else None)
+    model_dir = Path(model) if model else default_model_path()
+    if not model_dir.is_dir():
+        raise ConfigError(f"EQUIMIND_EMBED_BACKEND={settings.embed_backend.value} needs a local model directory, "
+                          f"not {model!r}; pull it with `equimind models pull {model}` or set "
+                          "EQUIMIND_EMBED_BACKEND=torch")
+    precision = OnnxPrecision.INT8 if settings.embed_backend is EmbedBackend.ONNX_INT8 else OnnxPrecision.FP32
+    return OnnxEmbedder(model_dir, settings.models_path, model_name=embedder_name(str(model_dir), name if pulled
+                        else None), precision=precision, batch_size=settings.embed_batch_size)
 
 
 def open_services(settings: Settings, *, embedder: Embedder | None = None, reranker: Reranker | None = None,

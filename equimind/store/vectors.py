@@ -83,7 +83,7 @@ class ChromaVectorStore:
         space: str = "cosine",
         m: int = 16,
         ef_construction: int = 200,
-        ef_search: int = 50,
+        ef_search: int = 800,
     ) -> None:
         if space not in _SPACES:
             raise ConfigError(f"unknown HNSW space {space!r}; valid: {', '.join(_SPACES)}")
