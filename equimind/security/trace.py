@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 CONFIG_HASH_FIELDS: tuple[str, ...] = (
     # what is embedded and how documents are cut
-    "embed_model", "child_tokens", "parent_tokens",
+    "embed_model", "embed_backend", "child_tokens", "parent_tokens",
     # the vector index (HNSW parameters change approximate neighbours)
     "hnsw_space", "hnsw_m", "hnsw_ef_construction", "hnsw_ef_search",
     # retrieval: legs, fusion, rerank, filters, result size
