@@ -44,6 +44,13 @@ def financebench_section(block: dict[str, Any]) -> list[str]:
     for group, t in block["by_type"].items():
         out.append(f"| {group} | {t['n']} | {_ci(t['refused'])} | {_ci(t['on_gold_page'])} | "
                    f"{_ci(t['numbers_found'])} | {_ci(t['answer_bearing'])} |")
+    reasons: dict[str, int] = {}
+    for r in block.get("rows", []):
+        if r["refused"]:
+            reasons[str(r["refusal"])] = reasons.get(str(r["refusal"]), 0) + 1
+    if reasons:
+        out += ["", "Refusals by reason (`no_company`: the question names no stored company the filter parse "
+                "recognises): " + "; ".join(f"{k}: {n}" for k, n in sorted(reasons.items())) + "."]
     return [*out, ""]
 
 
