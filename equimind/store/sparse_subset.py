@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from equimind.store.indexfiles import IndexFormatError, Mask
 
 FloatArray = npt.NDArray[np.float32]
 _FILES = ("indptr", "rows", "tf", "doc_len")
+_MAX_RUNS = 64  # more contiguous admitted ranges than this: look the mask up per posting instead
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,13 @@ class Postings:
     rows: npt.NDArray[np.int32]  # row of each posting, ascending within a term
     tf: npt.NDArray[np.int32]  # occurrences of the term in that row
     doc_len: npt.NDArray[np.int32]  # tokens per row (after stop words), as bm25s counts them
+
+    @cached_property
+    def cum_len(self) -> npt.NDArray[np.int64]:
+        """Prefix sums of ``doc_len`` (cum_len[i] = tokens in rows < i): a run's total length in O(1)."""
+        out = np.zeros(self.doc_len.shape[0] + 1, dtype=np.int64)
+        np.cumsum(self.doc_len, out=out[1:])
+        return out
 
     @classmethod
     def build(cls, corpus_tokens: Sequence[Sequence[str]], vocab: Mapping[str, int]) -> Postings:
@@ -79,21 +88,47 @@ def lucene_idf(df: int, n: int) -> float:
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
+def _runs(mask: Mask) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Start and end (exclusive) of each run of True in ``mask``."""
+    edges = np.diff(np.concatenate(([0], mask.view(np.int8), [0])))
+    return np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+
+
+def _admitted_postings(postings: Postings, t: int, mask: Mask, runs: tuple[Any, Any] | None
+                       ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+    """(rows, tf) of term ``t`` in admitted rows. Few contiguous runs (the index is sorted by ticker and date, so
+    ticker/date filters give few): binary search of each run in the term's sorted rows, touching only admitted
+    postings; otherwise a mask lookup over all the term's postings."""
+    lo, hi = int(postings.indptr[t]), int(postings.indptr[t + 1])
+    rows, tf = postings.rows[lo:hi], postings.tf[lo:hi]
+    if runs is None:
+        keep = mask[rows]
+        return np.asarray(rows[keep]), np.asarray(tf[keep])
+    starts, ends = np.searchsorted(rows, runs[0]), np.searchsorted(rows, runs[1])
+    parts = [(a, z) for a, z in zip(starts.tolist(), ends.tolist(), strict=True) if z > a]
+    if len(parts) == 1:  # one ticker (and date range) is one run: plain views, no copy
+        (a, z), = parts
+        return np.asarray(rows[a:z]), np.asarray(tf[a:z])
+    if not parts:
+        return np.empty(0, np.int32), np.empty(0, np.int32)
+    return (np.concatenate([rows[a:z] for a, z in parts]), np.concatenate([tf[a:z] for a, z in parts]))
+
+
 def subset_scores(postings: Postings, mask: Mask, token_ids: Sequence[int], k1: float, b: float) -> FloatArray:
     """BM25 score of every row for the query terms, with N, df and avgdl of the rows ``mask`` admits (0 elsewhere)."""
     scores = np.zeros(mask.shape[0], dtype=np.float32)
-    n = int(mask.sum())
+    starts, ends = _runs(mask)
+    n = int((ends - starts).sum())
     if n == 0:
         return scores
-    avgdl = float(postings.doc_len[mask].mean()) or 1.0
+    cum = postings.cum_len
+    avgdl = float((cum[ends] - cum[starts]).sum()) / n or 1.0
+    runs = (starts, ends) if starts.size <= _MAX_RUNS else None
     for t in dict.fromkeys(token_ids):
-        lo, hi = int(postings.indptr[t]), int(postings.indptr[t + 1])
-        rows = np.asarray(postings.rows[lo:hi])
-        keep = mask[rows]
-        rows = rows[keep]
+        rows, tf_i = _admitted_postings(postings, t, mask, runs)
         if rows.size == 0:
             continue
-        tf = np.asarray(postings.tf[lo:hi])[keep].astype(np.float64)
+        tf = tf_i.astype(np.float64)
         norm = k1 * ((1.0 - b) + b * postings.doc_len[rows] / avgdl)
         scores[rows] += (lucene_idf(rows.size, n) * tf / (tf + norm)).astype(np.float32)
     return scores

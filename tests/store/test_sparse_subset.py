@@ -81,3 +81,16 @@ def test_postings_hold_the_term_frequencies_bm25s_saw() -> None:
     assert list(rows) == [0, 1] and list(post.tf[post.indptr[t]: post.indptr[t + 1]]) == [2, 1]
     assert list(post.doc_len) == [3, 2]  # "of" is a stop word
     assert np.all(np.diff(post.indptr) >= 0)
+
+
+def test_a_fragmented_filter_scores_the_same_as_a_contiguous_one() -> None:
+    """More admitted runs than the range path takes (rows interleaved with another ticker): the mask lookup path."""
+    rows: list[Chunk] = []
+    for i in range(300):
+        rows += [chunk(i, TEXTS[i % len(TEXTS)], "AAA"), chunk(i, "revenue lease dividend filler", "ZZZ")]
+    interleaved = BM25Index().build(rows)
+    alone = BM25Index().build([c for c in rows if c.ticker == "AAA"])
+    for query in QUERIES:
+        got = interleaved.search(query, 20, FilterSpec(tickers=("AAA",)))
+        want = alone.search(query, 20)
+        assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-5) and got
