@@ -56,3 +56,32 @@ def test_store_parser_joins_with_the_recorded_sec_map(fresh_stores, corpus_dir: 
     parser = StoreFilterParser(fresh_stores.docstore, join)
     assert parser.explain("How did MSFT do?").spec.doc_ids  # the corpus's own tickers still match
     assert calls and calls[0] == len({d.id for d in fresh_stores.docs})
+
+
+def test_engine_search_reads_a_ticker_for_a_document_that_has_only_a_company_name(tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                                                   corpus_dir: Path) -> None:
+    from datetime import date
+
+    from equimind.config import Settings
+    from equimind.engine import EquiMindEngine
+    from equimind.ingest.tokens import WhitespaceTokenizer
+    from equimind.models import Document, Origin, Section, Source
+    from equimind.retrieval.embed import HashEmbedder
+    from equimind.retrieval.rerank import FixedScoreReranker
+    from equimind.services import open_services
+
+    def doc(key: str, company: str, words: str) -> Document:
+        text = "Item 2. Results\n" + " ".join(f"{words} item {j}." for j in range(30))
+        return Document(id=Document.make_id(key, text), source_key=key, ticker=None, cik=None, company=company,
+                        source=Source.LOCAL, origin=Origin.LOCAL_FILE, form="10-Q", filed_at=date(2022, 8, 1),
+                        period_end=None, url=None, title=f"{company} 10-Q", text=text,
+                        sections=(Section("Item 2. Results", 0, len(text)),))
+
+    settings = Settings(home=tmp_path / "home", snapshot=corpus_dir, child_tokens=60, parent_tokens=200)
+    services = open_services(settings, embedder=HashEmbedder(), reranker=FixedScoreReranker({}, unavailable="x"),
+                             tokenizer=WhitespaceTokenizer())
+    services.pipeline().run([doc("jpm", "JPMorgan", "net income by segment"),
+                             doc("axp", "American Express", "net income by segment")])
+    res = EquiMindEngine(services).search("Which of JPM's segments had the highest net income?")
+    assert res.filters.get("doc_ids") and {h.document.company for h in res.hits} == {"JPMorgan"}
+    assert res.auto_filter is not None and "JPMorgan" in res.auto_filter
