@@ -124,6 +124,10 @@ class Settings(BaseSettings):
                                    "docs/evaluation.md).")
     auto_filter: bool = Field(default=True, description="Parse company / fiscal-year words of a query into a filter "
                               "when the caller gives none (retrieval/query_filters.py).")
+    query_shaping: bool = Field(default=True, description="Search with a question's ask sentence(s) and the "
+                                "financial statements its instructions name, not the instructions themselves "
+                                "(retrieval/query_shape.py; measured: docs/decisions/"
+                                "0009-query-shaping-and-company-identity.md).")
     rerank_model: str = "cross-encoder/ms-marco-MiniLM-L6-v2"
     rerank_top_n: int = 50
     top_k: int = 10

@@ -27,6 +27,7 @@ from equimind.memory.records import MemorySnapshot
 from equimind.models import Degradation, DegradationNote, DocumentRef, FilterSpec, Recommendation, SearchResult
 from equimind.research.events import EventSink
 from equimind.research.run import ResearchRun
+from equimind.retrieval.query_shape import shape_query
 from equimind.retrieval.rerank import unavailable_line
 from equimind.security.trace import Trace, Tracer
 from equimind.services import Services
@@ -84,7 +85,8 @@ class EquiMindEngine:
     def search(self, query: str, flt: FilterSpec | None = None, mode: str | None = None,
                top_k: int | None = None, auto_filter: bool | None = None) -> SearchResult:
         """Hybrid search. With no filter given and ``auto_filter`` (default: Settings.auto_filter), the companies and
-        fiscal years the query names become the filter, and the result says so (``SearchResult.auto_filter``)."""
+        fiscal years the query names become the filter, and the result says so (``SearchResult.auto_filter``). With
+        ``Settings.query_shaping`` the index is searched with the query's ask (``SearchResult.query`` shows it)."""
         if not query.strip():
             raise ConfigError("the query is empty; give some words to search for")
         use_auto = self.settings.auto_filter if auto_filter is None else auto_filter
@@ -92,7 +94,8 @@ class EquiMindEngine:
         if use_auto and (flt is None or flt.is_empty()):
             parsed = self.services.filter_parser().explain(query)
             flt, note = parsed.spec, parsed.describe()
-        result = self.services.searcher().search(query, flt, mode=mode, top_k=top_k)
+        searched = shape_query(query).text if self.settings.query_shaping else query
+        result = self.services.searcher().search(searched, flt, mode=mode, top_k=top_k)
         return result if note is None else result.model_copy(update={"auto_filter": note})
 
     def passage(self, doc_id: str, start: int, end: int, context: int = 400) -> Passage:

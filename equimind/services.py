@@ -7,7 +7,9 @@ reranker, tokenizer: torch and transformers) load on first use; so do the SQLite
 
 from __future__ import annotations
 
+import logging
 import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,18 +20,19 @@ from equimind.answer.answerer import Answerer
 from equimind.answer.llm_answer import LLMAnswerer
 from equimind.backtest.store import BacktestStore
 from equimind.config import EmbedBackend, Settings
-from equimind.errors import ConfigError
+from equimind.errors import ConfigError, EquiMindError
 from equimind.ingest.chunk import ParentChildChunker
 from equimind.ingest.embed_format import PRODUCT_FORMAT, parse_format
 from equimind.ingest.pipeline import IngestPipeline, no_progress
 from equimind.ingest.reindex import Reindexer
 from equimind.ingest.tokens import HFTokenizer  # transformers
 from equimind.memory.store import MemoryStore
+from equimind.retrieval.company_identity import registrant_tickers
 from equimind.retrieval.embed import SentenceTransformerEmbedder, default_model_path, embedder_name  # torch
 from equimind.retrieval.embed_onnx import OnnxEmbedder  # onnxruntime, on construction
 from equimind.retrieval.hub import pulled_choice, pulled_path
 from equimind.retrieval.onnx_export import OnnxPrecision
-from equimind.retrieval.query_filters import StoreFilterParser
+from equimind.retrieval.query_filters import DocFacts, StoreFilterParser
 from equimind.retrieval.rerank import CrossEncoderReranker  # torch
 from equimind.retrieval.search import HybridSearcher  # chromadb
 from equimind.sources.sourceset import open_sources  # edgartools, yfinance
@@ -37,6 +40,8 @@ from equimind.store.docstore import DocStore
 from equimind.store.figures import FigureCache
 from equimind.store.sparse import BM25Index
 from equimind.store.vectors import ChromaVectorStore
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from equimind.answerability.index import DocTerms
@@ -150,8 +155,19 @@ class Services:
         """Company / fiscal-year words of a query -> filter, over this store's documents (rebuilt as they change)."""
         with self._lock:
             if self._filter_parser is None:
-                self._filter_parser = StoreFilterParser(self.docstore)
+                self._filter_parser = StoreFilterParser(self.docstore, self._registrant_tickers)
             return self._filter_parser
+
+    def _registrant_tickers(self, facts: Sequence[DocFacts]) -> Mapping[str, str]:
+        """Tickers of the stored documents that carry only a company name, from this mode's SEC ticker map."""
+        if all(f.ticker or not f.company for f in facts):
+            return {}
+        try:
+            names = {t: info.name for t, info in self.sources.ticker_map().items()}
+        except EquiMindError as exc:  # live mode without an SEC identity: company names and stored tickers only
+            log.warning("no SEC ticker map to name the tickers of documents without one: %s", exc)
+            return {}
+        return registrant_tickers(facts, names)
 
     def doc_sha(self, doc_id: str) -> str:
         if doc_id not in self.doc_shas:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from equimind.config import Settings
 from equimind.errors import NotFoundError
 from equimind.evaluation.metrics import EvidencePage, judge_pages
+from equimind.evaluation.product import add_product
 from equimind.evaluation.report import corpus_signature
 from equimind.evaluation.runner import (
     EvalQuery,
@@ -168,11 +169,12 @@ def run_financebench(base: Settings, data_dir: Path, cache_dir: Path, *, variant
     sweeps: dict[tuple[str, str], dict[str, Any]] = {}
     signature: str | None = None
     first: Services | None = None
+    opened: dict[str, Services] = {}
     for variant in variants:
         services, ingest[variant] = open_store(_settings_for(base, cache_dir, variant), data_dir, variant,
                                                embedder=embedder, reranker=reranker, tokenizer=tokenizer,
                                                reuse=first)
-        first = first or services
+        opened[variant], first = services, first or services
         docs = stored_documents(services)
         signature = corpus_signature(d.id for d in docs)
         searcher = services.searcher()
@@ -192,4 +194,5 @@ def run_financebench(base: Settings, data_dir: Path, cache_dir: Path, *, variant
               "parent_tokens": base.parent_tokens, "dense_top_k": base.dense_top_k, "bm25_top_k": base.bm25_top_k,
               "rrf_k": base.rrf_k, "rrf_weights": {"dense": base.rrf_dense_weight, "bm25": base.rrf_bm25_weight},
               "collapse_parents": base.collapse_parents, "ingest": ingest}
+    add_product(metrics, config, opened, lambda docs: build_queries(questions, docs, "shared"), runs)
     return {"config": config, "metrics": metrics, "corpus_signature": signature}

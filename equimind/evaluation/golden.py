@@ -23,6 +23,7 @@ from typing import Any
 
 from equimind.errors import NotFoundError, ParseError
 from equimind.evaluation.metrics import Judgement
+from equimind.evaluation.product import add_product
 from equimind.evaluation.report import corpus_signature
 from equimind.evaluation.runner import (
     EvalQuery,
@@ -216,6 +217,7 @@ def run_golden(base: Any, corpus_dir: Path, cache_dir: Path, *, variants: Sequen
     runs: dict[tuple[str, str], Any] = {}
     sweeps: dict[tuple[str, str], Any] = {}
     signature: str | None = None
+    opened: dict[str, Any] = {}
     for variant in variants:
         settings = base.model_copy(update={"home": cache_dir / variant})
 
@@ -225,7 +227,7 @@ def run_golden(base: Any, corpus_dir: Path, cache_dir: Path, *, variants: Sequen
         services, ingest[variant] = open_variant_store(
             settings, variant, lambda: snapshot_documents(corpus_dir, tickers, filings), complete,
             embedder=embedder, reranker=reranker, tokenizer=tokenizer)
-        docs = stored_documents(services)
+        opened[variant], docs = services, stored_documents(services)
         signature = corpus_signature(d.id for d in docs)
         for setting in settings_names:
             queries = build_queries(qs, docs, setting)
@@ -242,4 +244,5 @@ def run_golden(base: Any, corpus_dir: Path, cache_dir: Path, *, variants: Sequen
               "questions_by_type": counts, "relevance": "span overlap (>= 1 character) with any occurrence of a "
               "gold quote", "rrf_weights": {"dense": base.rrf_dense_weight, "bm25": base.rrf_bm25_weight},
               "collapse_parents": base.collapse_parents, "ingest": ingest}
+    add_product(metrics, config, opened, lambda docs: build_queries(qs, docs, "shared"), runs)
     return {"config": config, "metrics": metrics, "corpus_signature": signature}

@@ -1,5 +1,9 @@
-"""The dense leg: exact search over the admitted rows when there are at most ``exact_max_rows`` of them (default
-100k: always, at EquiMind's scale), HNSW (Chroma) otherwise.
+"""The dense leg: exact search over the admitted rows whenever a filter is given or there are at most
+``exact_max_rows`` rows (default 100k: always, at EquiMind's scale), HNSW (Chroma) for a large unfiltered store.
+
+A filtered search is always exact so that its result is a function of the admitted documents only: an HNSW answer
+depends on the whole graph (which neighbours it visits, what it over-fetches), so unrelated documents arriving could
+change a filtered result (issue 15). Exact over the admitted rows costs at most a full scan (~8 ms at 100k rows).
 
 Why (measured on this 2-core machine at 100k chunks, see docs/decisions/0001-filtered-dense-search.md and
 benchmarks/results/search.json): Chroma's filtered HNSW query costs ~145 ms, an unfiltered one ~2 ms; the served
@@ -9,18 +13,15 @@ admits (a few thousand, contiguous thanks to the index's row order) costs well u
 
 Routes (every route returns only rows that are in the local index — i.e. of documents indexed in its snapshot — and
 that pass the filter):
-* ``exact``        — at most ``exact_max_rows`` rows admitted (filtered or not): exact top-k over them.
+* ``exact``        — a filter, or at most ``exact_max_rows`` rows: exact top-k over the admitted rows.
 * ``hnsw``         — no filter, more rows than that: Chroma HNSW top-(k + slack), dropping ids the local index
                      does not hold.
-* ``hnsw+filter``  — unselective filter over a large corpus: unfiltered HNSW over-fetch (k / selectivity x 1.5),
-                     post-filtered by the row mask.
-* ``exact-fallback`` — an HNSW route came back short: exact over the admitted rows (correct, slower).
+* ``exact-fallback`` — the HNSW route came back short: exact over the admitted rows (correct, slower).
 """
 
 from __future__ import annotations
 
 import logging
-import math
 from dataclasses import dataclass
 
 from equimind.models import FilterSpec
@@ -55,12 +56,10 @@ def dense_search(
     want = min(k, admitted)
     if want == 0:
         return DenseResult([], "exact", 0)
-    if admitted <= exact_max_rows:
-        return DenseResult(exact.search(query, k, flt), "exact", admitted)
     filtered = flt is not None and not flt.is_empty()
-    total = max(1, int(exact.has_vec.sum()))
-    fetch = k + HNSW_SLACK if not filtered else math.ceil(k * total / admitted * 1.5) + HNSW_SLACK
-    fetch = min(fetch, MAX_FETCH)  # Chroma returns fewer when it holds fewer; a short answer falls back to exact
+    if filtered or admitted <= exact_max_rows:
+        return DenseResult(exact.search(query, k, flt), "exact", admitted)
+    fetch = min(k + HNSW_SLACK, MAX_FETCH)  # Chroma returns fewer when it holds fewer: then fall back to exact
     hits: list[tuple[str, float]] = []
     for chunk_id, sim in vectors.query(query, fetch):
         row = exact.row_of(chunk_id)
@@ -69,6 +68,6 @@ def dense_search(
             if len(hits) == k:
                 break
     if len(hits) >= want:
-        return DenseResult(hits, "hnsw+filter" if filtered else "hnsw", admitted)
+        return DenseResult(hits, "hnsw", admitted)
     log.info("HNSW returned %d/%d admitted hits (fetched %d); falling back to exact search", len(hits), want, fetch)
     return DenseResult(exact.search(query, k, flt), "exact-fallback", admitted)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
@@ -136,15 +136,17 @@ class ParsedQuery:
 
 
 class QueryFilterParser:
-    """Builds FilterSpecs from question text, using a fixed set of stored documents' facts."""
+    """Builds FilterSpecs from question text, using a fixed set of stored documents' facts. ``tickers`` (doc_id ->
+    ticker) names the ticker of documents that carry none (``company_identity.registrant_tickers``)."""
 
-    def __init__(self, facts: Iterable[DocFacts]) -> None:
+    def __init__(self, facts: Iterable[DocFacts], tickers: Mapping[str, str] | None = None) -> None:
         self.facts = tuple(facts)
         patterns: dict[str, list[re.Pattern[str]]] = {}
         for f in self.facts:
             pats = [_alias_pattern(a) for a in company_aliases(f.company)]
-            if f.ticker:
-                pats.append(re.compile(rf"(?<![\w$-]){re.escape(f.ticker.upper())}(?![\w-])"))
+            ticker = f.ticker or (tickers or {}).get(f.doc_id)
+            if ticker:
+                pats.append(re.compile(rf"(?<![\w$-]){re.escape(ticker.upper())}(?![\w-])"))
             patterns[f.doc_id] = pats
         self._patterns = patterns
 
@@ -174,10 +176,13 @@ class QueryFilterParser:
 
 
 class StoreFilterParser:
-    """A QueryFilterParser over a docstore's indexed documents, rebuilt when the indexed set changes."""
+    """A QueryFilterParser over a docstore's indexed documents, rebuilt when the indexed set changes. ``tickers``
+    gives ticker-less documents their registrant's ticker (``Services`` joins them with the SEC ticker map)."""
 
-    def __init__(self, docstore: DocStore) -> None:
+    def __init__(self, docstore: DocStore,
+                 tickers: Callable[[Sequence[DocFacts]], Mapping[str, str]] | None = None) -> None:
         self.docstore = docstore
+        self._tickers = tickers
         self._stamp: str | None = None
         self._parser: QueryFilterParser | None = None
         self._lock = threading.Lock()
@@ -187,7 +192,8 @@ class StoreFilterParser:
         with self._lock:
             if self._parser is None or stamp != self._stamp:
                 rows = self.docstore.list_documents_with_meta(status="indexed")
-                self._parser = QueryFilterParser(DocFacts.of_ref(ref, meta) for ref, meta in rows)
+                facts = [DocFacts.of_ref(ref, meta) for ref, meta in rows]
+                self._parser = QueryFilterParser(facts, self._tickers(facts) if self._tickers else None)
                 self._stamp = stamp
             return self._parser
 

@@ -1,9 +1,11 @@
 """BM25 sparse index over child chunks (bm25s; Lucene BM25 variant, k1=1.5, b=0.75; English stop words and the
 Snowball "english" stemmer from PyStemmer).
 
-The metadata filter is applied INSIDE the BM25 leg: the row mask from ``RowMeta.mask`` is passed to bm25s as
-``weight_mask`` (scores of excluded rows become 0) and excluded rows are never returned, so a matching chunk that
-would rank below k in the unfiltered corpus is still found when filtered.
+The metadata filter is applied INSIDE the BM25 leg: only the rows the mask from ``RowMeta.mask`` admits are scored
+and returned, so a matching chunk that would rank below k in the unfiltered corpus is still found when filtered. A
+filtered query is scored with the term
+statistics of the rows the filter admits (``sparse_subset``), so its scores do not depend on unrelated documents; an
+unfiltered one is scored by bm25s over everything.
 
 Saved as inspectable files (bm25s' JSON + ``.npy``, our ids/metadata as ``.npy`` + JSON), stamped with a format
 version, written into a fresh directory and swapped in atomically (see ``indexfiles``).
@@ -29,11 +31,13 @@ from equimind.store.indexfiles import (
     read_versioned,
     write_versioned,
 )
+from equimind.store.sparse_subset import Postings, subset_scores
 
 log = logging.getLogger(__name__)
 
 KIND = "equimind-bm25"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: term-frequency postings beside bm25s' score matrix (subset statistics for filtered queries)
+K1, B = 1.5, 0.75
 STOPWORDS = "en"
 STEMMER_LANGUAGE = "english"
 
@@ -66,6 +70,7 @@ class BM25Index:
         self.root = Path(root) if root is not None else None
         self._bm25: Any = None
         self._meta: RowMeta | None = None
+        self._postings: Postings | None = None
         self.fingerprint: str | None = None
         self._local = threading.local()  # PyStemmer's Stemmer objects are not thread-safe: one per thread
 
@@ -81,13 +86,15 @@ class BM25Index:
 
     def build(self, chunks: Sequence[Chunk]) -> BM25Index:
         """(Re)index the chunks' texts in memory (``save`` persists them); returns self."""
-        retriever = None
+        retriever, postings = None, None
         if chunks:
             import bm25s
 
-            retriever = bm25s.BM25(method="lucene", k1=1.5, b=0.75)
-            retriever.index(tokenize([c.text for c in chunks], _stemmer()), show_progress=False)
-        self._bm25, self._meta = retriever, RowMeta.from_chunks(chunks)
+            tokens = tokenize([c.text for c in chunks], _stemmer())
+            retriever = bm25s.BM25(method="lucene", k1=K1, b=B)
+            retriever.index(tokens, show_progress=False)
+            postings = Postings.build(tokens, retriever.vocab_dict)
+        self._bm25, self._meta, self._postings = retriever, RowMeta.from_chunks(chunks), postings
         self.fingerprint = fingerprint(c.id for c in chunks)
         log.info("built BM25 index over %d chunks", len(chunks))
         return self
@@ -117,8 +124,11 @@ class BM25Index:
         token_ids = self._query_ids(query)
         if not token_ids:
             return []
-        weights = None if mask is None else mask.astype(np.float32)
-        scores = np.asarray(self._bm25.get_scores(token_ids, weight_mask=weights), dtype=np.float32)
+        if mask is None:
+            scores = np.asarray(self._bm25.get_scores(token_ids), dtype=np.float32)
+        else:  # the filter's own term statistics: unrelated rows change nothing
+            assert self._postings is not None
+            scores = subset_scores(self._postings, mask, token_ids, K1, B)
         return _top_k(scores, meta.ids, k)
 
     # ------------------------------------------------------------------ persistence
@@ -131,8 +141,9 @@ class BM25Index:
 
         def write(tmp: Path) -> None:
             meta.save(tmp / "rows")
-            if self._bm25 is not None:
+            if self._bm25 is not None and self._postings is not None:
                 self._bm25.save(str(tmp / "bm25s"), show_progress=False)
+                self._postings.save(tmp / "postings")
 
         info = {"rows": len(meta), "fingerprint": self.fingerprint, "stopwords": STOPWORDS,
                 "stemmer": STEMMER_LANGUAGE}
@@ -149,18 +160,20 @@ class BM25Index:
         if self.root is None:
             raise ConfigError("this BM25Index was neither built nor bound to a directory; call build() first")
 
-        def read(directory: Path, stamp: dict[str, Any]) -> tuple[Any, RowMeta, str | None]:
+        def read(directory: Path, stamp: dict[str, Any]) -> tuple[Any, RowMeta, Postings | None, str | None]:
             meta = RowMeta.load(directory / "rows")
             if len(meta) != stamp.get("rows"):
                 raise IndexFormatError(f"BM25 index at {directory} is inconsistent; delete {self.root} and reindex")
-            retriever = None
+            retriever, postings = None, None
             if len(meta):  # an empty index has no bm25s files (see build); a non-empty one must have them
                 import bm25s
 
                 retriever = bm25s.BM25.load(str(directory / "bm25s"), mmap=mmap, show_progress=False)
-            return retriever, meta, stamp.get("fingerprint")
+                postings = Postings.load(directory / "postings", mmap=mmap)
+            return retriever, meta, postings, stamp.get("fingerprint")
 
-        self._bm25, self._meta, self.fingerprint = read_versioned(self.root, KIND, FORMAT_VERSION, read)
+        self._bm25, self._meta, self._postings, self.fingerprint = read_versioned(
+            self.root, KIND, FORMAT_VERSION, read)
 
 
 def _top_k(scores: np.ndarray[Any, Any], ids: Sequence[str], k: int) -> list[tuple[str, float]]:

@@ -29,3 +29,19 @@ def test_render_uses_the_result_numbers(tmp_path: Path) -> None:
     assert "hybrid+rerank | unavailable |" in text
     assert "hybrid − dense (paired): recall@10 +0.125 [-0.050, +0.300]" in text
     assert "Not run yet" in text  # the golden file is missing
+
+
+def test_product_block_is_rendered_with_its_per_type_table_and_misses(tmp_path: Path) -> None:
+    block = _block(0.5)
+    product = {"what": "EquiMindEngine.search", "mode": ["hybrid+rerank"], "degraded": ["rerank: unavailable (x)"],
+               "auto_filtered": 1, "n_questions": 2, "summary": block["arms"]["dense"],  # type: ignore[index]
+               "product_minus_context_shared_parsed_hybrid": block["hybrid_vs_dense"],
+               "per_query": [{"id": "q1", "type": "t", "recall@10": 1.0}, {"id": "q2", "type": "t", "recall@10": 0.0}]}
+    metrics = {"product": product, "context/shared": _block(0.625)}
+    write_json(tmp_path / "eval_golden.json", result_envelope({"k": 10, "product_block": "product"}, metrics))
+    text = render_markdown(tmp_path)
+    assert "### Product (`equimind search`)" in text
+    assert "| product | 0.500 [0.400, 0.550] |" in text
+    assert "product − context_shared_parsed_hybrid (paired): recall@10 +0.125" in text
+    assert "Per question type (product):" in text and "Not found in the top 10 (1): q2." in text
+    assert "1 of 2 questions got a parsed filter" in text

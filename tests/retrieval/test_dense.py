@@ -35,11 +35,11 @@ def test_routes_are_chosen_by_selectivity_and_agree_with_brute_force(stores: Sto
     selective = FilterSpec(tickers=("NVDA",), since=date(2023, 1, 1), until=date(2023, 12, 31))
     cases = [
         (selective, 1000, "exact"),
-        (selective, 0, "hnsw+filter"),
+        (selective, 0, "exact"),  # a filter is always exact (issue 15)
         (None, 1000, "exact"),
         (None, 10, "hnsw"),
         (FilterSpec(forms=("10-Q",)), 1000, "exact"),
-        (FilterSpec(forms=("10-Q",)), 10, "hnsw+filter"),
+        (FilterSpec(forms=("10-Q",)), 10, "exact"),
     ]
     for flt, limit, route in cases:
         res = dense_search(q, 5, flt, pair.dense, stores.vectors, exact_max_rows=limit)

@@ -60,9 +60,7 @@ def _retrieval(benchmark: str, data: Path | None, cache: Path, variants: str, ar
     ev = _harness()
     settings = build_settings(home)
     chosen_variants = _csv(variants, ev.STORE_VARIANTS, "--variants")
-    chosen_arms = _csv(arms, RETRIEVAL_MODES, "--arms")
-    if "base" not in chosen_variants:
-        chosen_variants = ("base", *chosen_variants)
+    chosen_arms = _csv(arms, RETRIEVAL_MODES, "--arms")  # only the variants asked for are built (issue 15)
     if benchmark == "financebench":
         data_dir = data or settings.shared / "benchmarks" / "financebench"
         result: dict[str, Any] = ev.run_financebench(settings, data_dir, cache / "financebench",

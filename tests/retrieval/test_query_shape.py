@@ -1,0 +1,39 @@
+"""Query shaping keeps the ask and the financial statement its instructions name, drops the instructions."""
+
+from __future__ import annotations
+
+from equimind.retrieval.query_shape import shape_query
+
+
+def test_instruction_sentences_are_dropped_but_their_statement_is_kept() -> None:
+    q = ("What is the FY2018 capital expenditure amount for Acme? Give a response to the question by relying on the "
+         "details shown in the cash flow statement.")
+    assert shape_query(q).text == "What is the FY2018 capital expenditure amount for Acme? cash flow statement"
+
+
+def test_an_ask_after_a_colon_loses_its_preamble_not_its_statement() -> None:
+    q = ("Assume that you are an analyst. Answer the following question by primarily using information that is shown "
+         "in the balance sheet: what is the year end FY2020 net PP&E for Acme? Answer in USD billions.")
+    assert shape_query(q).text == "what is the year end FY2020 net PP&E for Acme? balance sheet"
+
+
+def test_a_question_whose_colon_introduces_options_is_kept_whole() -> None:
+    q = "Which grew faster in the latest fiscal year: AWS or the data center business?"
+    assert not shape_query(q).changed
+
+
+def test_conditional_instructions_after_the_question_go() -> None:
+    q = ("Does Acme have an improving operating margin profile as of 2022? If operating margin is not a useful "
+         "metric for a company like this, then state that and explain why.")
+    assert shape_query(q).text == "Does Acme have an improving operating margin profile as of 2022?"
+
+
+def test_statement_named_in_the_question_itself_is_not_repeated() -> None:
+    q = "Using the balance sheet, what was Acme's total debt in 2023? Base your answer on the balance sheet."
+    assert shape_query(q).text == "Using the balance sheet, what was Acme's total debt in 2023?"
+    assert shape_query("Statements of cash flows. What was capex?").text == "What was capex? statements of cash flows"
+
+
+def test_text_without_a_question_is_searched_as_given() -> None:
+    assert shape_query("supply chain risk. export controls").text == "supply chain risk. export controls"
+    assert shape_query("  What   drives margins? ").text == "What drives margins?"
