@@ -73,26 +73,21 @@ def _day(value: Any) -> date | None:
 
 
 def check_citations(rec: Recommendation, engine: EquiMindEngine, tally: AnswerTally) -> int:
-    """Count valid citations into ``tally``; returns the number of invalid ones in this recommendation."""
-    bad = 0
-    for claim in [*rec.bull_case, *rec.bear_case]:
-        tally.claims += 1
-        if not claim.citations:
-            tally.claims_uncited += 1
-        for c in claim.citations:
-            tally.citations += 1
-            text = engine.services.docstore.get_document_text(c.doc_id)
-            ok = text[c.start:c.end] == c.quote and sha256_hex(text) == c.doc_sha256
-            tally.citations_valid += int(ok)
-            bad += int(not ok)
+    """Count valid citations into ``tally``; returns the number of invalid ones in this recommendation. A claim's
+    citations and a direct answer's sentence quotes count the same."""
     answer = rec.answer if isinstance(rec.answer, Answer) else None
-    for sentence in answer.sentences if answer is not None else []:  # a direct answer's quotes count the same
+    cited = [[(c.doc_id, c.start, c.end, c.quote, c.doc_sha256) for c in claim.citations]
+             for claim in [*rec.bull_case, *rec.bear_case]]
+    cited += [[(q.doc_id, q.start, q.end, q.text, q.doc_sha256) for q in s.quotes]
+              for s in (answer.sentences if answer is not None else [])]
+    bad = 0
+    for spans in cited:
         tally.claims += 1
-        tally.claims_uncited += int(not sentence.quotes)
-        for q in sentence.quotes:
+        tally.claims_uncited += int(not spans)
+        for doc_id, start, end, quote, sha in spans:
             tally.citations += 1
-            text = engine.services.docstore.get_document_text(q.doc_id)
-            ok = text[q.start:q.end] == q.text and sha256_hex(text) == q.doc_sha256
+            text = engine.services.docstore.get_document_text(doc_id)
+            ok = text[start:end] == quote and sha256_hex(text) == sha
             tally.citations_valid += int(ok)
             bad += int(not ok)
     return bad

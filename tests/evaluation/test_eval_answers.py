@@ -53,6 +53,23 @@ def test_citations_valid_only_when_offsets_and_hash_match() -> None:
     assert (tally.citations, tally.citations_valid, tally.claims) == (2, 1, 2)
 
 
+def test_a_direct_answers_quotes_are_checked_like_citations() -> None:
+    from equimind.answer.record import Answer, AnswerKind, AnswerSentence, Method, Quote, Support
+
+    def answered(start: int) -> Recommendation:
+        quote = Quote(doc_id="d", start=start, end=start + 16, text="Revenue grew 10%", doc_sha256=sha256_hex(TEXT))
+        ans = Answer(question="q", ticker="X", as_of=date(2025, 6, 1), kind=AnswerKind.PERCENT,
+                     support=Support.SUPPORTED,
+                     sentences=[AnswerSentence(text=quote.text, method=Method.EXTRACTIVE, quotes=[quote])])
+        return Recommendation(ticker="X", question="q", as_of=date(2025, 6, 1), rating=None, conviction=0.0,
+                              thesis="t", answer=ans)
+
+    tally = AnswerTally()
+    assert check_citations(answered(0), FakeEngine(), tally) == 0  # type: ignore[arg-type]
+    assert check_citations(answered(2), FakeEngine(), tally) == 1  # type: ignore[arg-type]
+    assert (tally.citations, tally.citations_valid, tally.claims) == (2, 1, 2)
+
+
 def test_lookahead_flags_later_documents_and_figures() -> None:
     ok = _rec("Revenue", 0, date(2025, 6, 1), figure_as_of=date(2025, 5, 30))
     assert lookahead_violations(ok, FakeEngine()) == []  # type: ignore[arg-type]
