@@ -136,9 +136,10 @@ def golden_answers(engine: EquiMindEngine) -> dict[str, Any]:
 
 def financebench_engine(settings: Settings, data_dir: Path, cache_dir: Path) -> tuple[EquiMindEngine, Any]:
     """An engine over the FinanceBench context store under ``cache_dir/context`` (ingested from the PDFs on first
-    use), offline: no snapshot, no LLM."""
+    use), offline: the recorded corpus as its sources (the SEC ticker map that names the PDFs' registrants; no
+    network), no LLM."""
     store_settings = settings.model_copy(update={"home": cache_dir / "context", "provider": ProviderName.OFFLINE,
-                                                 "snapshot": None})
+                                                 "snapshot": settings.corpus_dir})
     services: Services
     services, ingest = open_store(store_settings, data_dir, "context")
     return EquiMindEngine(services), ingest
