@@ -57,9 +57,12 @@ def financebench_section(block: dict[str, Any]) -> list[str]:
 def correctness_sections(env: dict[str, Any]) -> list[str]:
     """The sections present in an ``eval answers`` result (none when it ran neither correctness part)."""
     block = env.get("metrics", {}).get("answer_correctness") or {}
+    git = env.get("git") or {}
+    made = f"Result of commit `{str(git.get('sha'))[:7]}`{' (dirty tree)' if git.get('dirty') else ''}, " \
+           f"created {env.get('created_at')}."
     out: list[str] = []
     if "golden" in block:
-        out += golden_section(block["golden"])
+        out += [*golden_section(block["golden"])[:-1], made, ""]
     if "financebench" in block:
-        out += financebench_section(block["financebench"])
+        out += [*financebench_section(block["financebench"])[:-1], made, ""]
     return out

@@ -55,6 +55,7 @@ Reproduce (stores are cached under `.equimind_cache/eval/`; the first FinanceBen
         --variants base,context --json benchmarks/results/eval_financebench.json
     equimind eval golden --variants base,context --json benchmarks/results/eval_golden.json
     equimind eval answers --parts research,golden --json benchmarks/results/eval_answers.json
+    equimind eval answers --parts golden --json benchmarks/results/eval_answers_golden.json
     equimind eval answers --parts financebench --json benchmarks/results/eval_answers_financebench.json
     equimind eval refusals --json benchmarks/results/eval_refusals.json
     equimind eval docs          # this file, from the JSON files above
@@ -252,9 +253,10 @@ def render_markdown(results: Path) -> str:
     if path.is_file():
         env = json.loads(path.read_text(encoding="utf-8"))
         parts.append("\n".join([*answers_section(env), *correctness_sections(env)]))
-    path = results / "eval_answers_financebench.json"
-    if path.is_file():
-        parts.append("\n".join(correctness_sections(json.loads(path.read_text(encoding="utf-8")))))
+    for name in ("eval_answers_golden.json", "eval_answers_financebench.json"):  # --parts golden / financebench
+        path = results / name
+        if path.is_file():
+            parts.append("\n".join(correctness_sections(json.loads(path.read_text(encoding="utf-8")))))
     path = results / "eval_refusals.json"
     if path.is_file():
         parts.append("\n".join(refusals_section(json.loads(path.read_text(encoding="utf-8")))))

@@ -45,3 +45,22 @@ def test_product_block_is_rendered_with_its_per_type_table_and_misses(tmp_path: 
     assert "product − context_shared_parsed_hybrid (paired): recall@10 +0.125" in text
     assert "Per question type (product):" in text and "Not found in the top 10 (1): q2." in text
     assert "1 of 2 questions got a parsed filter" in text
+
+
+def test_answer_correctness_sections_render_from_the_result_only() -> None:
+    from equimind.evaluation.report_answers import correctness_sections
+
+    share = {"k": 1, "n": 2, "share": 0.5, "ci95": [0.09, 0.91]}
+    tally = {"n": 2, "correct": 1, "wrong": 0, "refused": 1, "correct_share": 0.5, "correct_ci95": [0.09, 0.91],
+             "false_refusal_share": 0.5, "gold_reached": 2}
+    env = {"git": {"sha": "abcdef123", "dirty": False}, "created_at": "2026-12-01T00:00:00Z", "metrics": {
+        "answer_correctness": {
+            "golden": {"as_of": "2025-09-30", "by_type": {"factual": tally}, "misses_by_cause": {"wrong: x": 1}},
+            "financebench": {"by_type": {"all": {"n": 2, "refused": share, "on_gold_page": share,
+                                                 "numbers_found": share, "answer_bearing": share}},
+                             "rows": [{"refused": True, "refusal": "no_company"}, {"refused": False}]}}}}
+    text = "\n".join(correctness_sections(env))
+    assert "| factual | 2 | 1 | 0 | 1 | 0.500 [0.090, 0.910] | 0.500 | 2 |" in text
+    assert "| all | 2 | 0.500 [0.090, 0.910] (1/2) |" in text and "no_company: 1" in text
+    assert text.count("Result of commit `abcdef1`") == 2
+    assert correctness_sections({"metrics": {"runs": 3}}) == []
