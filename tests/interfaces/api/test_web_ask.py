@@ -112,8 +112,9 @@ def test_ask_xbrl_answer_shows_its_figure_with_period_concept_and_accession(page
 
 
 def test_ask_degraded_lines_are_visible(page: Any, base_url: str) -> None:
-    # fiscal 2026 ends after the as-of date: no XBRL fact was filed by then, and the answer says so
-    ans = _ask(page, base_url, "What was NVIDIA's total revenue in fiscal 2026?", "NVDA", "2025-09-30")
+    # fiscal 2025 ended on 2025-01-26 but its 10-K was filed on 2025-02-26: as of 2025-02-10 no XBRL fact for it
+    # was filed yet, and the answer says so in its degraded lines
+    ans = _ask(page, base_url, "What was NVIDIA's total revenue in fiscal 2025?", "NVDA", "2025-02-10")
     assert any(d.startswith("xbrl: no XBRL fact") for d in ans["degraded"]), ans["degraded"]
     _assert_page_shows(page, ans)  # the lines themselves
     assert page.locator("#a-degraded").is_visible() and page.locator("#a-degraded h4").inner_text() == "Degraded"
