@@ -56,6 +56,15 @@ def _iso_day(value: object) -> object:
 IsoDate = Annotated[date, BeforeValidator(_iso_day)]
 
 
+def _not_future(v: date) -> date:
+    if v > date.today():
+        raise ValueError(f"as_of {v} is in the future; use today ({date.today()}) or an earlier date")
+    return v
+
+
+AsOfDay = Annotated[IsoDate, AfterValidator(_not_future)]  # a request's as-of date: YYYY-MM-DD, not after today
+
+
 def _not_blank(value: str) -> str:
     if not value.strip():
         raise ValueError("must contain at least one non-space character")
@@ -105,16 +114,9 @@ class ResearchRequest(BaseModel):
 
     ticker: Ticker
     question: Annotated[str, Field(min_length=1, max_length=1000), AfterValidator(_not_blank)]
-    as_of: IsoDate | None = Field(default=None, description="Nothing dated after it is used. Default: today.")
+    as_of: AsOfDay | None = Field(default=None, description="Nothing dated after it is used. Default: today.")
     provider: str | None = Field(default=None, max_length=40,
                                  description="LLM provider for the debate. Default: the server's EQUIMIND_PROVIDER.")
-
-    @field_validator("as_of")
-    @classmethod
-    def _not_future(cls, v: date | None) -> date | None:
-        if v is not None and v > date.today():
-            raise ValueError(f"as_of {v} is in the future; use today ({date.today()}) or an earlier date")
-        return v
 
     @field_validator("provider")
     @classmethod
@@ -134,14 +136,7 @@ class AskRequest(BaseModel):
 
     question: Annotated[str, Field(min_length=1, max_length=2000), AfterValidator(_not_blank)]
     ticker: Ticker | None = Field(default=None, description="Default: the company the question names.")
-    as_of: IsoDate | None = Field(default=None, description="Nothing dated after it is used. Default: today.")
-
-    @field_validator("as_of")
-    @classmethod
-    def _not_future(cls, v: date | None) -> date | None:
-        if v is not None and v > date.today():
-            raise ValueError(f"as_of {v} is in the future; use today ({date.today()}) or an earlier date")
-        return v
+    as_of: AsOfDay | None = Field(default=None, description="Nothing dated after it is used. Default: today.")
 
 
 class CitationRequest(BaseModel):

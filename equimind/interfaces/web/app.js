@@ -254,6 +254,19 @@
     if (data.length) onEvent(event, data.join("\n"));
   }
 
+  /* POST a JSON body to an SSE route and read its events; a non-2xx answer throws the server's explanation. */
+  async function postSse(path, payload, onEvent) {
+    const res = await fetch(API + path, {
+      method: "POST", headers: { "Content-Type": "application/json", "Accept": "text/event-stream" },
+      body: JSON.stringify(payload) });
+    if (!res.ok) {
+      let body = null;
+      try { body = await res.json(); } catch (e) { body = null; }
+      throw new Error(describe(body, res));
+    }
+    await readSse(res.body, onEvent);
+  }
+
   /* Server-Sent Events from a fetch() body (EventSource cannot POST). */
   async function readSse(stream, onEvent) {
     const reader = stream.getReader();
@@ -306,15 +319,7 @@
     $("r-run").disabled = true;
     loadChart(payload.ticker, payload.as_of);
     try {
-      const res = await fetch(API + "/research/stream", {
-        method: "POST", headers: { "Content-Type": "application/json", "Accept": "text/event-stream" },
-        body: JSON.stringify(payload) });
-      if (!res.ok) {
-        let body = null;
-        try { body = await res.json(); } catch (e) { body = null; }
-        throw new Error(describe(body, res));
-      }
-      await readSse(res.body, (event, data) => {
+      await postSse("/research/stream", payload, (event, data) => {
         const obj = JSON.parse(data);
         if (event === "stage") addProgress(obj, "progress", "r-status");
         else if (event === "recommendation") renderRecommendation(obj);
@@ -368,7 +373,7 @@
 
   /* ---------------------------------------------------------------- shared with ask.js */
 
-  window.EquiUI = { $, h, api, describe, showError, fmtNum, addProgress, readSse, fetchPassage, passageNodes,
+  window.EquiUI = { $, h, api, describe, showError, fmtNum, addProgress, postSse, fetchPassage, passageNodes,
                     openPassage, loadHealth };
 
   /* ---------------------------------------------------------------- wiring */

@@ -6,7 +6,6 @@
 "use strict";
 
 (function () {
-  const API = "/api/v1";
   const QUOTE_CONTEXT = 300;  // characters of filing text either side of a quoted span
   const ROLE_LABEL = { row: "table row", header: "table header (the period)", evidence: "evidence",
                        caption: "caption" };
@@ -147,17 +146,9 @@
   }
 
   async function streamAsk(payload) {
-    const { describe, readSse, addProgress, showError } = ui();
-    const res = await fetch(API + "/ask/stream", {
-      method: "POST", headers: { "Content-Type": "application/json", "Accept": "text/event-stream" },
-      body: JSON.stringify(payload) });
-    if (!res.ok) {
-      let body = null;
-      try { body = await res.json(); } catch (e) { body = null; }
-      throw new Error(describe(body, res));
-    }
+    const { postSse, addProgress, showError } = ui();
     let answer = null;
-    await readSse(res.body, (event, data) => {
+    await postSse("/ask/stream", payload, (event, data) => {
       const obj = JSON.parse(data);
       if (event === "stage") addProgress(obj, "a-progress", "a-status");
       else if (event === "answer") answer = obj;
