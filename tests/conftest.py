@@ -14,6 +14,20 @@ def _shared() -> Path:
     return Path(os.environ.get("EQUIMIND_SHARED", str(REPO_ROOT.parent / "shared"))).resolve()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def shared_onnx_cache(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """One ONNX export of the embedder for the whole session (the default backend builds it once per
+    ``onnx_cache_dir``; every test home would otherwise rebuild it). Subprocesses inherit it through the environment.
+    A test of the default location unsets it."""
+    old = os.environ.get("EQUIMIND_ONNX_CACHE_DIR")
+    os.environ["EQUIMIND_ONNX_CACHE_DIR"] = str(tmp_path_factory.mktemp("onnx-exports"))
+    yield Path(os.environ["EQUIMIND_ONNX_CACHE_DIR"])
+    if old is None:
+        os.environ.pop("EQUIMIND_ONNX_CACHE_DIR", None)
+    else:
+        os.environ["EQUIMIND_ONNX_CACHE_DIR"] = old
+
+
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
     path = _shared()

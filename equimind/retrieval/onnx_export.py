@@ -78,7 +78,7 @@ def source_digest(model_dir: Path) -> str:
 
 def export_dir(cache_root: Path, name: str, digest: str) -> Path:
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
-    return cache_root / "onnx" / f"{safe}-{digest[:12]}"
+    return cache_root / f"{safe}-{digest[:12]}"
 
 
 def read_record(folder: Path) -> dict[str, Any]:

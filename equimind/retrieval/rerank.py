@@ -51,6 +51,8 @@ class CrossEncoderReranker:
                 return
             self._tried = True
             try:
+                if not self._locally_present():  # found absent without importing torch (~9 s of a cold start)
+                    raise OSError(f"{self.name} is neither a local directory nor in the Hugging Face cache")
                 from sentence_transformers import CrossEncoder
 
                 self._model = CrossEncoder(
@@ -61,6 +63,15 @@ class CrossEncoderReranker:
                 self._reason = self._explain(exc)
                 self._fix = self._remedy(exc)
                 log.info("reranker unavailable: %s", self._reason)
+
+    def _locally_present(self) -> bool:
+        """Whether loading can possibly succeed offline: a given path or directory exists, or the hub id's config is
+        in the local Hugging Face cache. A False answer is exactly the case CrossEncoder would fail on with OSError."""
+        if self.path is not None or Path(self.name).exists() or not _HUB_ID.fullmatch(self.name):
+            return True  # let the loader decide (and explain) anything but an absent hub id
+        from huggingface_hub import try_to_load_from_cache
+
+        return isinstance(try_to_load_from_cache(self.name, "config.json"), str)
 
     def _explain(self, exc: Exception) -> str:
         if isinstance(exc, ImportError):

@@ -46,7 +46,7 @@ CONFIG_HASH_FIELDS: tuple[str, ...] = (
 )
 CONFIG_HASH_EXCLUDED: tuple[str, ...] = (
     # paths (where state lives, not what it says); snapshot enters the hash only as the mode "snapshot" | "live"
-    "home", "shared", "snapshot", "models_dir", "gate_policy",
+    "home", "shared", "snapshot", "models_dir", "onnx_cache_dir", "gate_policy",
     # where live data comes from and how patiently (the documents it yields are in corpus_signature)
     "sec_identity", "sec_base_url", "sec_data_url", "sec_max_rps", "http_timeout_s", "http_retries",
     "fred_base_url", "worldbank_base_url", "fred_graph_url", "yahoo_endpoint", "chroma_url", "llm_base_url",

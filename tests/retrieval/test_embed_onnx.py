@@ -67,9 +67,13 @@ def test_pooling_ignores_padded_tokens() -> None:
     assert np.allclose(pool(hidden, mask, PoolMode.CLS), [[1.0, 2.0]])
 
 
-def test_backend_setting_is_parsed_and_an_unknown_one_names_the_valid_values(tmp_path: Path) -> None:
+def test_backend_setting_is_parsed_and_an_unknown_one_names_the_valid_values(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("EQUIMIND_ONNX_CACHE_DIR", raising=False)  # the session's shared cache (conftest)
     assert Settings(home=tmp_path, embed_backend="onnx-int8").embed_backend is EmbedBackend.ONNX_INT8
-    assert Settings(home=tmp_path).embed_backend is EmbedBackend.TORCH
+    assert Settings(home=tmp_path).embed_backend is EmbedBackend.ONNX  # the default (ADR 0008)
+    assert Settings(home=tmp_path).onnx_path == tmp_path / "models" / "onnx"
+    assert Settings(home=tmp_path, onnx_cache_dir=tmp_path / "x").onnx_path == tmp_path / "x"
     with pytest.raises(ValueError, match=r"torch.*onnx.*onnx-int8"):
         Settings(home=tmp_path, embed_backend="tensorrt")
 
@@ -85,7 +89,7 @@ def test_missing_onnxruntime_is_a_config_error_naming_the_fix_and_builds_nothing
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # `import onnxruntime` raises ImportError
     with pytest.raises(ConfigError, match=r"pip install onnxruntime==.*EQUIMIND_EMBED_BACKEND=torch"):
         OnnxEmbedder(default_model_path(), tmp_path, model_name="all-MiniLM-L6-v2")
-    assert not (tmp_path / "onnx").exists()
+    assert not any(tmp_path.iterdir())
 
 
 @pytest.fixture(scope="module")
@@ -113,13 +117,15 @@ def test_fp32_gives_the_torch_vectors_and_int8_close_ones(
 
 
 @pytest.mark.slow
-def test_each_backend_stamps_the_store_differently(built: tuple[Path, dict[OnnxPrecision, OnnxEmbedder]]) -> None:
+def test_fp32_shares_the_torch_stamp_and_int8_has_its_own(built: tuple[Path, dict[OnnxPrecision, OnnxEmbedder]]
+                                                           ) -> None:
     _, emb = built
-    names = {"all-MiniLM-L6-v2", emb[OnnxPrecision.FP32].name, emb[OnnxPrecision.INT8].name}
-    assert names == {"all-MiniLM-L6-v2", "all-MiniLM-L6-v2+onnx-fp32", "all-MiniLM-L6-v2+onnx-int8"}
+    assert emb[OnnxPrecision.FP32].name == "all-MiniLM-L6-v2"  # the same vectors (test above): one kind of store
+    assert emb[OnnxPrecision.INT8].name == "all-MiniLM-L6-v2+onnx-int8"
     torch_store = EmbeddingStamp(embedder="all-MiniLM-L6-v2", text_format=EmbedFormat.TITLE_SECTION_V1)
-    for e in emb.values():
-        assert mismatch(torch_store, EmbeddingStamp(embedder=e.name, text_format=EmbedFormat.TITLE_SECTION_V1))
+    fmt = EmbedFormat.TITLE_SECTION_V1
+    assert mismatch(torch_store, EmbeddingStamp(embedder=emb[OnnxPrecision.FP32].name, text_format=fmt)) is None
+    assert mismatch(torch_store, EmbeddingStamp(embedder=emb[OnnxPrecision.INT8].name, text_format=fmt))
 
 
 @pytest.mark.slow
@@ -127,7 +133,7 @@ def test_export_is_built_once_with_a_checksum_record_and_a_damaged_file_is_rebui
         built: tuple[Path, dict[OnnxPrecision, OnnxEmbedder]]) -> None:
     cache, emb = built
     folder = emb[OnnxPrecision.INT8].onnx_path.parent
-    assert folder.parent == cache / "onnx" and folder.name.startswith("all-MiniLM-L6-v2-")
+    assert folder.parent == cache and folder.name.startswith("all-MiniLM-L6-v2-")
     record = json.loads((folder / RECORD).read_text())
     assert set(record["files"]) == {"model.onnx", "model-int8.onnx"}
     assert not list(folder.parent.glob(".partial-*"))  # no half-built folder left behind
@@ -158,11 +164,13 @@ def test_the_setting_picks_the_backend_and_reuses_the_homes_export(
         built: tuple[Path, dict[OnnxPrecision, OnnxEmbedder]], tmp_path: Path) -> None:
     cache, emb = built
     record = (emb[OnnxPrecision.INT8].onnx_path.parent / RECORD).stat().st_mtime_ns
-    e = build_embedder(Settings(home=tmp_path, models_dir=cache, embed_backend="onnx-int8", embed_batch_size=8))
+    e = build_embedder(Settings(home=tmp_path, onnx_cache_dir=cache, embed_backend="onnx-int8", embed_batch_size=8))
     assert isinstance(e, OnnxEmbedder) and e.name == "all-MiniLM-L6-v2+onnx-int8" and e.batch_size == 8
     assert e.onnx_path == emb[OnnxPrecision.INT8].onnx_path
     assert (e.onnx_path.parent / RECORD).stat().st_mtime_ns == record  # found, verified, not rebuilt
-    assert isinstance(build_embedder(Settings(home=tmp_path)), SentenceTransformerEmbedder)
+    assert isinstance(build_embedder(Settings(home=tmp_path, embed_backend="torch")), SentenceTransformerEmbedder)
+    fp32 = build_embedder(Settings(home=tmp_path, onnx_cache_dir=cache))  # the default backend
+    assert isinstance(fp32, OnnxEmbedder) and fp32.onnx_path == emb[OnnxPrecision.FP32].onnx_path
 
 
 def test_importing_the_wiring_loads_no_runtime() -> None:

@@ -25,6 +25,22 @@ def test_missing_hub_model_is_unavailable_without_network() -> None:
         r.score("q", ["a passage"])
 
 
+def test_an_absent_hub_model_is_known_absent_without_importing_torch() -> None:
+    """The cold-start path (issue 16): the reranker finds out the model is not in the local cache without loading
+    sentence-transformers (~9 s here), with the same reason and fix."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from equimind.retrieval.rerank import CrossEncoderReranker as C; "
+            "r = C('cross-encoder/ms-marco-MiniLM-L6-v2'); print(r.available, r.unavailable_fix); "
+            "print(sorted(m for m in ('torch', 'sentence_transformers', 'transformers') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    first, modules = out.stdout.strip().splitlines()
+    assert first.startswith("False") and "equimind models pull cross-encoder/ms-marco-MiniLM-L6-v2" in first
+    assert modules == "[]"
+
+
 def test_fixed_score_reranker() -> None:
     r = FixedScoreReranker({"b": 2.0}, default=-1.0)
     assert r.available and r.unavailable_reason is None
