@@ -103,6 +103,13 @@ class Settings(BaseSettings):
     onnx_cache_dir: Path | None = Field(default=None, description="Where the ONNX exports of the embedder are built "
                                         "and cached; default HOME/models/onnx. Content-addressed by the weights' "
                                         "sha256, so homes may share one.")
+    first_answer_indexing: bool = Field(default=True, description="A research or ask run that fetches filings embeds "
+                                        "only the parts its first answer needs (MD&A, financial statements, risk "
+                                        "factors, the last ~13 months of market documents) and the rest after the "
+                                        "answer (ingest/first_answer.py); false: everything before the answer.")
+    embed_threads: int | None = Field(default=None, description="Intra-op threads of the embedder (torch or ONNX "
+                                      "Runtime); default: the runtime's own (one per core). `equimind serve` uses 1: "
+                                      "the server parallelises across requests.")
     embed_batch_size: int = 64
     child_tokens: int = 200
     parent_tokens: int = 800

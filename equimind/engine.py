@@ -8,6 +8,7 @@ The other methods are the read paths the interfaces expose (search, passage, cit
 from __future__ import annotations
 
 import logging
+import threading
 from datetime import date, timedelta
 from typing import Any
 
@@ -23,6 +24,7 @@ from equimind.citations import CitationCheck, SpanCheck, verify_citation, verify
 from equimind.config import Settings
 from equimind.errors import ConfigError, EquiMindError, NotFoundError
 from equimind.ingest.embed_format import EmbeddingStamp, parse_format, read_stamp, stamp_note
+from equimind.ingest.pipeline import IngestReport, Progress
 from equimind.memory.records import MemorySnapshot
 from equimind.models import Degradation, DegradationNote, DocumentRef, FilterSpec, Recommendation, SearchResult
 from equimind.research.events import EventSink
@@ -71,10 +73,13 @@ def doc_ref(doc: Any) -> DocumentRef:
 class EquiMindEngine:
     """Wires retrieval, critic, fetch, compression, memory and the debate behind one call."""
 
-    def __init__(self, services: Services) -> None:
+    def __init__(self, services: Services, *, background_indexing: bool = False) -> None:
+        """``background_indexing``: embed what first-answer indexing deferred in a thread once the answer is back
+        (long-lived processes: the API, the MCP server); otherwise the caller calls ``finish_indexing``."""
         self.services = services
         self.settings: Settings = services.settings
         self.tracer = Tracer(services.settings, services.docstore, services.text_format)
+        self.background_indexing = background_indexing
 
     def trace(self, request_id: str | None = None) -> Trace:
         """The provenance of a result produced now (``security/trace.py``): take it after the work, so documents a
@@ -184,8 +189,12 @@ class EquiMindEngine:
         def search(text: str, flt: FilterSpec) -> SearchResult:
             return self.search(text, flt, mode=None, top_k=self.settings.top_k)
 
-        return ResearchRun(self.services, self.known_ticker(ticker), question, as_of or date.today(), on_event,
-                           search=search).run()
+        t = self.known_ticker(ticker)
+        self.services.complete_deferred((t,))  # a run sees every stored filing of its ticker whole
+        try:
+            return ResearchRun(self.services, t, question, as_of or date.today(), on_event, search=search).run()
+        finally:
+            self._after_answer()
 
     def ask(self, question: str, ticker: str | None = None, as_of: date | None = None, *,
             on_event: EventSink | None = None) -> Answer:
@@ -197,7 +206,30 @@ class EquiMindEngine:
         def search(text: str, flt: FilterSpec) -> SearchResult:
             return self.search(text, flt, mode=None, top_k=self.settings.top_k)
 
-        return ResearchRun(self.services, t, question, as_of or date.today(), on_event, search=search).answer()
+        self.services.complete_deferred((t,))
+        try:
+            return ResearchRun(self.services, t, question, as_of or date.today(), on_event, search=search).answer()
+        finally:
+            self._after_answer()
+
+    # --- first-answer indexing ----------------------------------------------------------------------------------
+    def _after_answer(self) -> None:
+        """A long-lived engine (API, MCP) embeds what the run deferred in a background thread; a CLI process calls
+        ``finish_indexing`` itself once the answer is shown."""
+        if self.background_indexing and self.services.docstore.deferred():
+            threading.Thread(target=self._finish_quietly, name="equimind-complete", daemon=True).start()
+
+    def _finish_quietly(self) -> None:
+        try:
+            report = self.finish_indexing()
+            log.info("first-answer indexing completed: %d documents, %d embeddings", report.documents_completed,
+                     report.embeddings_computed)
+        except EquiMindError as exc:  # the next run on the ticker completes it; the searches say what is missing
+            log.warning("completing deferred embeddings failed: %s", exc)
+
+    def finish_indexing(self, progress: Progress | None = None) -> IngestReport:
+        """Embed every chunk that first-answer indexing deferred (``ingest/first_answer.py``). Idempotent."""
+        return self.services.complete_deferred(progress=progress)
 
     def company_of(self, question: str) -> str:
         """The ticker of the one company ``question`` names; ConfigError listing the candidates when ambiguous."""

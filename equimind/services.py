@@ -23,7 +23,7 @@ from equimind.config import EmbedBackend, Settings
 from equimind.errors import ConfigError, EquiMindError
 from equimind.ingest.chunk import ParentChildChunker
 from equimind.ingest.embed_format import PRODUCT_FORMAT, parse_format
-from equimind.ingest.pipeline import IngestPipeline, no_progress
+from equimind.ingest.pipeline import IngestPipeline, IngestReport, no_progress
 from equimind.ingest.reindex import Reindexer
 from equimind.ingest.tokens import HFTokenizer  # transformers
 from equimind.memory.store import MemoryStore
@@ -79,6 +79,7 @@ class Services:
     doc_shas: dict[str, str] = field(default_factory=dict, repr=False)
     answerability_terms: dict[str, DocTerms] = field(default_factory=dict, repr=False)
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    _complete_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     # --- models -------------------------------------------------------------------------------------------------
     @property
@@ -134,7 +135,7 @@ class Services:
         return Services(settings, self.docstore, self.vectors, self.sparse, self._embedder, self._reranker,
                         self._tokenizer, self.text_format, self.searcher(), self.filter_parser(),
                         self.sources if same_sources else None, self.figure_cache, self.memory, None, None,
-                        self.doc_shas, self.answerability_terms)
+                        self.doc_shas, self.answerability_terms, _complete_lock=self._complete_lock)
 
     def release_sources(self) -> None:
         """Close this container's SourceSet (its live HTTP pools); the next use opens a new one."""
@@ -212,6 +213,14 @@ class Services:
         return IngestPipeline(self.docstore, self.vectors, self.sparse, self.embedder, chunker,
                               text_format=self.text_format, batch_size=self.settings.embed_batch_size)
 
+    def complete_deferred(self, tickers: Sequence[str] = (), progress: Progress | None = None) -> IngestReport:
+        """Embed what first-answer indexing deferred (of ``tickers`` when given); one completion at a time per
+        home container, so a run that needs its ticker complete waits for a background completion to finish."""
+        with self._complete_lock:
+            if not self.docstore.deferred(tuple(tickers)):
+                return IngestReport()
+            return self.pipeline().complete_deferred(tickers, progress or no_progress)
+
     def reindex(self, progress: Progress | None = None, *, force: bool = False) -> ReindexReport:
         """Re-embed every stored chunk as ``text_format`` with the current embedder (see ``ingest/reindex.py``)."""
 
@@ -237,7 +246,7 @@ def build_embedder(settings: Settings) -> Embedder:
     model = str(pulled) if pulled else name
     if settings.embed_backend is EmbedBackend.TORCH:
         return SentenceTransformerEmbedder(model, batch_size=settings.embed_batch_size,
-                                           name=name if pulled else None)
+                                           name=name if pulled else None, num_threads=settings.embed_threads)
     model_dir = Path(model) if model else default_model_path()
     if not model_dir.is_dir():
         raise ConfigError(f"EQUIMIND_EMBED_BACKEND={settings.embed_backend.value} needs a local model directory, "
@@ -245,7 +254,8 @@ def build_embedder(settings: Settings) -> Embedder:
                           "EQUIMIND_EMBED_BACKEND=torch")
     precision = OnnxPrecision.INT8 if settings.embed_backend is EmbedBackend.ONNX_INT8 else OnnxPrecision.FP32
     return OnnxEmbedder(model_dir, settings.onnx_path, model_name=embedder_name(str(model_dir), name if pulled
-                        else None), precision=precision, batch_size=settings.embed_batch_size)
+                        else None), precision=precision, batch_size=settings.embed_batch_size,
+                        num_threads=settings.embed_threads)
 
 
 def open_services(settings: Settings, *, embedder: Embedder | None = None, reranker: Reranker | None = None,

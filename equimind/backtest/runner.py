@@ -168,7 +168,8 @@ class Backtester:
 
     def _services(self, ctx: _Run, ticker: str) -> Services:
         if ticker not in ctx.services:
-            s = self.settings.model_copy(update={"home": ctx.home / ticker})
+            # a decision is a function of the data at its date, not of what an earlier one left unembedded
+            s = self.settings.model_copy(update={"home": ctx.home / ticker, "first_answer_indexing": False})
             svc = open_services(s, embedder=self._embedder, reranker=self._reranker, tokenizer=self._tokenizer)
             self._embedder, self._reranker, self._tokenizer = svc.embedder, svc.reranker, svc.tokenizer
             ctx.services[ticker] = svc

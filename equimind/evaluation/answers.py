@@ -163,8 +163,9 @@ def _open_engine(settings: Settings, corpus_dir: Path, cache_dir: Path, seed_sto
     if not (cache_dir / "docstore.sqlite").exists() and seed_store is not None and \
             (seed_store / "docstore.sqlite").exists():
         shutil.copytree(seed_store, cache_dir, dirs_exist_ok=True)
+    # first-answer indexing off: a question's score must not depend on which question fetched the filing first
     run_settings = settings.model_copy(update={"home": cache_dir, "snapshot": corpus_dir.resolve(),
-                                               "provider": ProviderName.OFFLINE})
+                                               "provider": ProviderName.OFFLINE, "first_answer_indexing": False})
     return EquiMindEngine(open_services(run_settings))
 
 

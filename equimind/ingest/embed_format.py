@@ -62,6 +62,11 @@ def parse_format(name: str | EmbedFormat) -> EmbedFormat:
         raise ConfigError(f"unknown embedding-text format {name!r}; valid: {valid}") from None
 
 
+def text_with_title(fmt: EmbedFormat, chunk: Chunk, title: str) -> str:
+    """What ``fmt`` embeds for ``chunk`` of a document titled ``title`` (when only its metadata is at hand)."""
+    return chunk.text if fmt is EmbedFormat.CHUNK_TEXT_V0 else embedding_text(chunk, title)
+
+
 def embed_text_for(name: str | EmbedFormat) -> EmbedText:
     """The (Chunk, Document) -> str function of a format."""
     return _TEXT_FNS[parse_format(name)]

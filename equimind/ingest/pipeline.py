@@ -6,6 +6,11 @@ anywhere in between leaves a ``pending`` document that the next run completes (m
 converges to exactly what a clean run produces. The BM25 index is rebuilt from the indexed chunks after a batch that
 changed anything and swapped in atomically.
 
+First-answer indexing (``ingest/first_answer.py``): ``run(..., defer=rule)`` embeds only the chunks the rule wants
+now, marks the document ``indexed`` (BM25 covers all of its chunks) and records the rest as *deferred*;
+``complete_deferred()`` embeds them later (idempotent by chunk id; the record is cleared only after its vectors are
+stored, so a crash leaves it for the next call). A later ``run`` without a rule completes a deferred document it meets.
+
 Embedding text: each child is embedded as its ``text_format`` says (``equimind.ingest.embed_format``); the store's
 embedding stamp records (embedder, format). An empty store takes the pipeline's stamp before anything is written; a
 store stamped otherwise (or a legacy, unstamped one) makes ``run()`` raise ``ConfigError`` before anything is written,
@@ -46,6 +51,12 @@ class _Chunker(Protocol):
     def chunk(self, doc: Document) -> tuple[list[Parent], list[Chunk]]: ...
 
 
+class DeferRule(Protocol):
+    """Which chunks of a new document to embed before the first answer (the others are deferred)."""
+
+    def embed_now(self, doc: Document, chunks: Sequence[Chunk]) -> list[Chunk]: ...
+
+
 @dataclass(frozen=True)
 class SourceFailure:
     """A document that could not be produced by its source (unreadable PDF, parse error...)."""
@@ -63,6 +74,8 @@ class IngestReport(BaseModel):
     documents_added: int = 0
     documents_completed: int = 0  # pending documents from an interrupted run, finished now
     documents_skipped: int = 0
+    documents_deferred: int = 0  # indexed with some vectors left for complete_deferred (first-answer indexing)
+    chunks_deferred: int = 0
     documents_failed: list[FailedItem] = Field(default_factory=list)
     chunks_added: int = 0
     chunks_skipped: int = 0
@@ -115,7 +128,7 @@ class IngestPipeline:
             self._docstore.set_embedding_stamp(wanted.embedder or "", wanted.text_format.value)
 
     def run(self, items: Iterable[Document | SourceFailure], progress: Progress = no_progress,
-            total: int | None = None) -> IngestReport:
+            total: int | None = None, *, defer: DeferRule | None = None) -> IngestReport:
         self.check_store()
         report = IngestReport(embedder=self._embedder.name, text_format=self.text_format.value)
         changed = False
@@ -125,7 +138,7 @@ class IngestPipeline:
                 progress("documents", 1, total)
                 continue
             try:
-                changed |= self._ingest_one(item, report, progress)
+                changed |= self._ingest_one(item, report, progress, defer)
             except EquiMindError as exc:
                 log.warning("ingest failed for %s: %s", item.title, exc)
                 report.documents_failed.append(FailedItem(source=item.source_key, error=str(exc)))
@@ -145,9 +158,12 @@ class IngestPipeline:
         self._sparse.build(list(self._docstore.iter_chunks(only_indexed=True)))
         self._sparse.save()
 
-    def _ingest_one(self, doc: Document, report: IngestReport, progress: Progress) -> bool:
+    def _ingest_one(self, doc: Document, report: IngestReport, progress: Progress, defer: DeferRule | None) -> bool:
         status = self._docstore.document_status(doc.id)
         if status == "indexed":
+            if defer is None and doc.id in self._docstore.deferred():
+                self._complete_one(doc.id, report, progress)
+                return False  # the chunk set is unchanged: BM25 needs no rebuild
             report.documents_skipped += 1
             report.chunks_skipped += len(self._docstore.chunks_for_document(doc.id))
             return False
@@ -163,9 +179,31 @@ class IngestPipeline:
         else:
             report.documents_completed += 1
         progress("chunks", len(chunks), None)
-        self._embed_missing(doc, chunks, report, progress)
+        now = list(chunks) if defer is None else defer.embed_now(doc, chunks)
+        self._embed_missing(doc, now, report, progress)
+        left = len(chunks) - len(now)
+        if left:  # recorded before the document becomes searchable, so it is never indexed-and-silently-partial
+            self._docstore.mark_deferred(doc.id, left)
+            report.documents_deferred += 1
+            report.chunks_deferred += left
+        elif status is not None:
+            self._docstore.clear_deferred(doc.id)
         self._docstore.set_status(doc.id, "indexed")
         return True
+
+    def complete_deferred(self, tickers: Sequence[str] = (), progress: Progress = no_progress) -> IngestReport:
+        """Embed every deferred chunk (of ``tickers`` when given) and clear the records. Idempotent."""
+        report = IngestReport(embedder=self._embedder.name, text_format=self.text_format.value)
+        for doc_id in self._docstore.deferred(tuple(tickers)):
+            self._complete_one(doc_id, report, progress)
+        return report
+
+    def _complete_one(self, doc_id: str, report: IngestReport, progress: Progress) -> None:
+        self.check_store()
+        doc = self._docstore.get_document(doc_id)
+        self._embed_missing(doc, self._docstore.chunks_for_document(doc_id), report, progress)
+        self._docstore.clear_deferred(doc_id)  # after the vectors: a crash before it leaves the record
+        report.documents_completed += 1
 
     def _embed_missing(self, doc: Document, chunks: Sequence[Chunk], report: IngestReport,
                        progress: Progress) -> None:

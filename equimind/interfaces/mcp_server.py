@@ -217,7 +217,7 @@ def prepare(settings: Settings, services: Services | None = None) -> GatedMCPSer
         from equimind.services import open_services
 
         services = open_services(settings)
-    return build_server(EquiMindEngine(services), gate)
+    return build_server(EquiMindEngine(services, background_indexing=True), gate)
 
 
 def run_stdio(settings: Settings, services: Services | None = None) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from equimind.analytics.market import MarketReport, build_market_report
 from equimind.errors import EquiMindError, NotFoundError
+from equimind.ingest.first_answer import FirstAnswerRule
 from equimind.ingest.pipeline import IngestPipeline
 from equimind.models import Document, FilterSpec
 from equimind.research.state import FetchRecord, Ingested, RunState
@@ -123,5 +124,8 @@ class Fetcher:
         return self._ingest(filter_dated(news_documents(items, company=self.state.company), self.as_of))
 
     def _ingest(self, docs: Iterable[Document]) -> Ingested:
+        """Store what was fetched; with first-answer indexing (the default) only what the answer needs is embedded
+        now, the rest after the answer (``ingest/first_answer.py``)."""
         docs = list(docs)
-        return Ingested.of(docs, self._pipeline().run(docs))
+        rule = FirstAnswerRule(self.as_of) if self.settings.first_answer_indexing else None
+        return Ingested.of(docs, self._pipeline().run(docs, defer=rule))

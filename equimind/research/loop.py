@@ -19,6 +19,7 @@ from datetime import date
 from equimind.agents.critic import CriticVerdict, RAGCriticAgent
 from equimind.agents.rewriter import QueryRewriter
 from equimind.analytics.aspects import Aspect
+from equimind.ingest.first_answer import CAPABILITY as DEFERRED
 from equimind.models import EvidenceNode, FilterSpec, IterationLog, SearchHit, SearchResult
 from equimind.research.events import Emitter, ResearchStage
 from equimind.research.fetch import Fetcher
@@ -94,7 +95,8 @@ class ResearchLoop:
             if not stored:
                 continue
             result = self._search_fn(text, as_of_filter(merge_filters(base, hint), self.as_of))
-            self.state.degraded.extend(result.degraded)
+            # deferred embeddings: one run-level line instead (ResearchRun), not one per search scope
+            self.state.degraded.extend(d for d in result.degraded if d.capability != DEFERRED)
             for hit in result.hits:
                 self._add_node(hit, text)
                 entry.hits.append(HitRecord(text, hit).to_log())

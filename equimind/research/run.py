@@ -14,6 +14,8 @@ from equimind.analytics.market import MarketReport
 from equimind.answer.record import Answer
 from equimind.answerability.check import AnswerabilityCheck
 from equimind.errors import ConfigError
+from equimind.ingest.first_answer import CAPABILITY as DEFERRED
+from equimind.ingest.first_answer import run_note
 from equimind.models import EvidenceNode, Figure, Recommendation
 from equimind.research.conclude import Ask, Concluder
 from equimind.research.events import Emitter, EventSink, ResearchStage
@@ -76,7 +78,11 @@ class ResearchRun:
                             state=self.state, emit=self.emit, doc_sha=s.doc_sha)
         converged, verdict = loop.run()
         loop.ensure_figures()
-        return converged, verdict, loop.final_evidence()
+        evidence = loop.final_evidence()
+        deferred = sum(s.docstore.deferred((self.ask.ticker,)).values())
+        if deferred:
+            self.state.degraded.add(DEFERRED, run_note(self.ask.ticker, deferred))
+        return converged, verdict, evidence
 
     def _concluder(self) -> Concluder:
         s = self.services

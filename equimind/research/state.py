@@ -50,8 +50,11 @@ class Ingested:
 
     @classmethod
     def of(cls, docs: list[Document], report: IngestReport) -> Ingested:
+        later = (f" ({report.chunks_deferred} of them embedded after the answer: first-answer indexing)"
+                 if report.chunks_deferred else "")
         return cls(outcome=f"ingested {report.documents_added + report.documents_completed} new document(s), "
-                           f"{report.documents_skipped} already stored, {report.chunks_added} chunks",
+                           f"{report.documents_skipped} already stored, "
+                           f"{report.chunks_added + report.chunks_deferred} chunks{later}",
                    documents=tuple(FetchedDocument.of(d) for d in docs[:20]), documents_total=len(docs),
                    failed=tuple(f.model_dump() for f in report.documents_failed))
 

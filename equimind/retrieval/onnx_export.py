@@ -27,6 +27,8 @@ import json
 import logging
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -42,6 +44,8 @@ RECORD = "export.json"
 OPSET = 17
 EXPORT_FORMAT = 1  # bump when the graph's inputs/outputs change
 TORCH_FIX = "or set EQUIMIND_EMBED_BACKEND=torch"
+EXPORT_TIMEOUT_S = 900
+CHILD_ERROR_PREFIX = "equimind-onnx-export-error:"
 
 
 class OnnxPrecision(StrEnum):
@@ -139,7 +143,7 @@ def _build(model_dir: Path, folder: Path, precision: OnnxPrecision) -> None:
         built: dict[OnnxPrecision, Path] = {}
         if fp32 is None:
             fp32 = built[OnnxPrecision.FP32] = work / FILE_NAMES[OnnxPrecision.FP32]
-            _export_fp32(model_dir, fp32)
+            _export_in_child(model_dir, fp32)
         if precision is OnnxPrecision.INT8:
             built[OnnxPrecision.INT8] = work / FILE_NAMES[OnnxPrecision.INT8]
             _quantize(fp32, built[OnnxPrecision.INT8])
@@ -169,6 +173,23 @@ def _versions() -> dict[str, str]:
     return out
 
 
+def _export_in_child(model_dir: Path, out: Path) -> None:
+    """Run ``_export_fp32`` in a child process: torch and transformers (~1 GB resident, ~9 s of imports) are loaded
+    there and freed when it exits, so the process that embeds never holds them."""
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    try:
+        done = subprocess.run([sys.executable, "-m", "equimind.retrieval.onnx_export", str(model_dir), str(out)],
+                              env=env, capture_output=True, text=True, timeout=EXPORT_TIMEOUT_S)
+    except subprocess.TimeoutExpired as exc:
+        raise ConfigError(f"could not export {model_dir} to ONNX within {EXPORT_TIMEOUT_S} s, {TORCH_FIX}") from exc
+    if done.returncode != 0:
+        lines = [ln for ln in done.stderr.strip().splitlines() if ln.strip()]
+        why = lines[-1] if lines else f"exit status {done.returncode}"
+        raise ConfigError(why.removeprefix(f"{CHILD_ERROR_PREFIX} ") if why.startswith(CHILD_ERROR_PREFIX) else
+                          f"could not export {model_dir} to ONNX ({why}), {TORCH_FIX}")
+
+
 def _export_fp32(model_dir: Path, out: Path) -> None:
     try:
         import torch
@@ -176,6 +197,9 @@ def _export_fp32(model_dir: Path, out: Path) -> None:
     except ImportError as exc:  # pragma: no cover - pinned dependencies
         raise ConfigError(f"building the ONNX export needs torch and transformers ({exc}); run `pip install -e .` "
                           f"{TORCH_FIX}") from exc
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # no "Loading weights" bar on stderr
     try:
         model = AutoModel.from_pretrained(str(model_dir), local_files_only=True, attn_implementation="eager").eval()
         wrapper = _hidden_states_module(model)
@@ -222,3 +246,17 @@ def _hidden_states_module(model: Any) -> Any:
 
     return HiddenStates()
 
+
+
+def _child_main(argv: list[str]) -> int:
+    """``python -m equimind.retrieval.onnx_export MODEL_DIR OUT``: the fp32 export, in a process of its own."""
+    try:
+        _export_fp32(Path(argv[0]), Path(argv[1]))
+    except ConfigError as exc:
+        print(f"{CHILD_ERROR_PREFIX} {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_child_main(sys.argv[1:]))

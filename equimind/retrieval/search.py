@@ -14,16 +14,27 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from equimind.config import RETRIEVAL_MODES, RetrievalMode, Settings
 from equimind.errors import ConfigError
-from equimind.ingest.embed_format import PRODUCT_FORMAT, EmbeddingStamp, parse_format, read_stamp, stamp_note
+from equimind.ingest.embed_format import (
+    PRODUCT_FORMAT,
+    EmbeddingStamp,
+    parse_format,
+    read_stamp,
+    stamp_note,
+    text_with_title,
+)
+from equimind.ingest.first_answer import CAPABILITY, search_note
 from equimind.models import Degradation, FilterSpec, SearchHit, SearchResult, StageScores
-from equimind.protocols import Embedder, Reranker
+from equimind.protocols import Embedder, Reranker, Vectors
 from equimind.retrieval.dense import dense_search
 from equimind.retrieval.fusion import rrf_fuse
 from equimind.retrieval.rerank import unavailable_line
 from equimind.store.docstore import DocStore, Passage
 from equimind.store.local_indexes import LocalIndexes
+from equimind.store.matrix import ExactVectorIndex
 from equimind.store.sparse import BM25Index
 from equimind.store.vectors import ChromaVectorStore
 
@@ -98,6 +109,7 @@ class HybridSearcher:
         self.reranker = reranker
         self.exact_max_rows = exact_max_rows
         self.expected_embedding = EmbeddingStamp(embedder=embedder.name, text_format=parse_format(text_format))
+        self._on_demand: dict[str, Vectors] = {}  # vectors of deferred chunks scored on the fly, by chunk id
 
     @classmethod
     def open(cls, settings: Settings, embedder: Embedder, reranker: Reranker | None) -> HybridSearcher:
@@ -137,13 +149,16 @@ class HybridSearcher:
         if mode is not RetrievalMode.DENSE:
             with timer.stage("bm25"):
                 bm25 = pair.bm25.search(query, self.settings.bm25_top_k, flt)
+        if dense and bm25 and not pair.dense.has_vec.all():
+            with timer.stage("embed_deferred"):
+                dense = self._score_unembedded(qvec, dense, bm25, pair.dense)
         with timer.stage("fusion"):
             candidates = self._fuse(mode, dense, bm25)
         with timer.stage("hydrate"):
             rerankable = mode is RetrievalMode.HYBRID_RERANK and self.reranker is not None and self.reranker.available
             need = max(top_k, self.settings.rerank_top_n) if rerankable else top_k
             candidates, passages = self._hydrate(candidates, need)
-        degraded: list[Degradation] = self._embedding_degraded(mode)
+        degraded: list[Degradation] = self._embedding_degraded(mode) + deferred_degraded(mode, pair.dense, flt)
         if mode is RetrievalMode.HYBRID_RERANK:
             with timer.stage("rerank"):
                 candidates = self._rerank(query, candidates, passages, degraded)
@@ -152,6 +167,28 @@ class HybridSearcher:
                             timings_ms=timer.ms)
 
     # ------------------------------------------------------------------ stages
+    def _score_unembedded(self, qvec: Vectors, dense: list[tuple[str, float]], bm25: list[tuple[str, float]],
+                          matrix: ExactVectorIndex) -> list[tuple[str, float]]:
+        """First-answer indexing left some chunks without a vector: BM25's top ``ON_DEMAND_TOP`` among them are
+        embedded now (cached per process) and take their exact place in the dense ranking, so a deferred passage that
+        BM25 ranks high is fused on equal terms instead of losing to every dense-only candidate."""
+        todo = [cid for cid, _ in bm25[:ON_DEMAND_TOP]
+                if (row := matrix.row_of(cid)) is not None and not matrix.has_vec[row]]
+        if not todo:
+            return dense
+        missing = [cid for cid in todo if cid not in self._on_demand]
+        if missing:
+            chunks = self.docstore.get_chunks(missing)
+            refs = self.docstore.get_refs({c.doc_id for c in chunks.values()})
+            ids = [cid for cid in missing if cid in chunks]
+            texts = [text_with_title(self.expected_embedding.text_format, chunks[cid], refs[chunks[cid].doc_id].title)
+                     for cid in ids]
+            if len(self._on_demand) > ON_DEMAND_CACHE:
+                self._on_demand.clear()
+            self._on_demand.update(zip(ids, self.embedder.embed(texts), strict=True))
+        extra = [(cid, float(np.dot(self._on_demand[cid], qvec))) for cid in todo if cid in self._on_demand]
+        return sorted([*dense, *extra], key=lambda h: (-h[1], h[0]))[: self.settings.dense_top_k]
+
     def _fuse(self, mode: RetrievalMode, dense: list[tuple[str, float]],
               bm25: list[tuple[str, float]]) -> list[_Candidate]:
         if mode is RetrievalMode.DENSE:
@@ -231,6 +268,22 @@ class HybridSearcher:
         if not self.reranker.available:
             return self.reranker.unavailable_reason or f"{self.reranker.name} not available"
         return None
+
+
+ON_DEMAND_TOP = 10  # BM25 candidates without a vector that the dense leg scores on the fly
+ON_DEMAND_CACHE = 20_000  # on-the-fly vectors kept per process (cleared when exceeded)
+
+
+def deferred_degraded(mode: RetrievalMode, dense: ExactVectorIndex, flt: FilterSpec | None) -> list[Degradation]:
+    """The degraded line of a search whose scope holds chunks without a vector yet (first-answer indexing)."""
+    if mode is RetrievalMode.BM25 or bool(dense.has_vec.all()):
+        return []
+    scope = dense.meta.mask(flt)
+    without = int(np.count_nonzero(~dense.has_vec if scope is None else scope & ~dense.has_vec))
+    if not without:
+        return []
+    total = len(dense) if scope is None else int(np.count_nonzero(scope))
+    return [Degradation(capability=CAPABILITY, reason=search_note(without, total))]
 
 
 def _hit(rank: int, p: Passage, scores: StageScores) -> SearchHit:

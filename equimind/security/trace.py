@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 CONFIG_HASH_FIELDS: tuple[str, ...] = (
     # what is embedded and how documents are cut
-    "embed_model", "embed_backend", "child_tokens", "parent_tokens",
+    "embed_model", "embed_backend", "child_tokens", "parent_tokens", "first_answer_indexing",
     # the vector index (HNSW parameters change approximate neighbours)
     "hnsw_space", "hnsw_m", "hnsw_ef_construction", "hnsw_ef_search",
     # retrieval: legs, fusion, rerank, filters, result size
@@ -50,7 +50,7 @@ CONFIG_HASH_EXCLUDED: tuple[str, ...] = (
     # where live data comes from and how patiently (the documents it yields are in corpus_signature)
     "sec_identity", "sec_base_url", "sec_data_url", "sec_max_rps", "http_timeout_s", "http_retries",
     "fred_base_url", "worldbank_base_url", "fred_graph_url", "yahoo_endpoint", "chroma_url", "llm_base_url",
-    "llm_timeout_s", "llm_retries", "embed_batch_size",
+    "llm_timeout_s", "llm_retries", "embed_batch_size", "embed_threads",
     # secrets
     "fred_api_key", "openai_api_key", "anthropic_api_key", "gemini_api_key", "deepseek_api_key",
     "openrouter_api_key", "ollama_api_key", "audit_key",

@@ -29,6 +29,7 @@ from pathlib import Path
 from equimind.errors import ConfigError, NotFoundError
 from equimind.models import Chunk, Document, DocumentRef, FilterSpec, Parent
 from equimind.store import docstore_schema as sch
+from equimind.store.docstore_deferred import DeferredEmbeddings
 from equimind.store.indexfiles import fingerprint
 
 log = logging.getLogger(__name__)
@@ -44,7 +45,7 @@ class Passage:
     parent_text: str
 
 
-class DocStore:
+class DocStore(DeferredEmbeddings):
     """SQLite document store. Safe to share between threads (each thread gets its own connection)."""
 
     def __init__(self, path: Path | str, busy_timeout_s: float = 30.0) -> None:
@@ -246,6 +247,7 @@ class DocStore:
             row = conn.execute("SELECT status FROM documents WHERE id = ?", (doc_id,)).fetchone()
             if row is None:
                 return False
+            conn.execute("DELETE FROM deferred WHERE doc_id = ?", (doc_id,))
             conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
             conn.execute("DELETE FROM parents WHERE doc_id = ?", (doc_id,))
             conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
@@ -363,10 +365,13 @@ class DocStore:
         return f"{rows['instance']}:{rows['generation']}", fingerprint(ids)
 
     def indexed_doc_ids(self) -> tuple[str, list[str]]:
-        """(index_stamp, ids of the indexed documents) from one snapshot (what a result's corpus_signature hashes)."""
+        """(index_stamp, ids of the indexed documents) from one snapshot (what a result's corpus_signature hashes);
+        a document with deferred embeddings is listed as ``<id>~deferred`` (its dense results are not final)."""
         with self._read() as conn:
             rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('instance', 'generation')"))
-            ids = [r[0] for r in conn.execute("SELECT id FROM documents WHERE status = 'indexed'")]
+            ids = [r[0] for r in conn.execute(
+                "SELECT d.id || CASE WHEN f.doc_id IS NULL THEN '' ELSE '~deferred' END FROM documents d "
+                "LEFT JOIN deferred f ON f.doc_id = d.id WHERE d.status = 'indexed'")]
         return f"{rows['instance']}:{rows['generation']}", ids
 
     def known_tickers(self, only_indexed: bool = True) -> set[str]:
@@ -389,6 +394,7 @@ class DocStore:
                 "documents": sum(docs.values()),
                 "indexed": docs.get("indexed", 0),
                 "pending": docs.get("pending", 0),
+                "deferred": conn.execute("SELECT COUNT(*) FROM deferred").fetchone()[0],
                 "parents": conn.execute("SELECT COUNT(*) FROM parents").fetchone()[0],
                 "chunks": conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0],
             }

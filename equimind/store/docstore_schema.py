@@ -77,6 +77,12 @@ CREATE TABLE IF NOT EXISTS chunks (
     page_end INTEGER
 );
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks (doc_id, start);
+-- first-answer indexing (ingest/first_answer.py): an indexed document some of whose chunks have no vector yet
+CREATE TABLE IF NOT EXISTS deferred (
+    doc_id TEXT PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE,
+    chunks INTEGER NOT NULL,
+    added_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
 """
 
 DOC_META_COLUMNS = (

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,13 @@ from equimind.store.sparse import BM25Index
 from equimind.store.vectors import ChromaVectorStore
 
 log = logging.getLogger(__name__)
+
+
+def dense_fingerprint(chunks_fp: str, deferred: Iterable[str]) -> str:
+    """The exact-search matrix's fingerprint: the chunk-id set's, plus the deferred documents (first-answer indexing)
+    when there are any — completing one changes which rows have a vector without changing the chunk set."""
+    ids = sorted(deferred)
+    return chunks_fp if not ids else fingerprint([f"chunks:{chunks_fp}", *(f"deferred:{d}" for d in ids)])
 
 
 @dataclass(frozen=True)
@@ -70,18 +78,21 @@ class LocalIndexes:
         """Rebuild both indexes from the docstore now, whatever is on disk."""
         with self._lock:
             stamp, chunks = self._snapshot()
-            self._pair = IndexPair(self._build_bm25(chunks), self._build_dense(chunks), stamp)
+            dfp = dense_fingerprint(fingerprint(c.id for c in chunks), self.docstore.deferred())
+            self._pair = IndexPair(self._build_bm25(chunks), self._build_dense(chunks, dfp), stamp)
             return self._pair
 
     def _refresh(self) -> IndexPair:
         stamp, fp = self.docstore.indexed_fingerprint()
-        bm25, dense = self._load_bm25(fp), self._load_dense(fp)
+        bm25, dense = self._load_bm25(fp), self._load_dense(dense_fingerprint(fp, self.docstore.deferred()))
         if bm25 is not None and dense is not None:
             return IndexPair(bm25, dense, stamp)
         stamp, chunks = self._snapshot()  # may be newer than the fingerprint read: rebuild what does not match it
         fp = fingerprint(c.id for c in chunks)
+        # read after the chunks: a completion in between leaves a matrix that the next stamp change rebuilds
+        dfp = dense_fingerprint(fp, self.docstore.deferred())
         bm25 = bm25 if bm25 is not None and bm25.fingerprint == fp else self._build_bm25(chunks)
-        dense = dense if dense is not None and dense.fingerprint == fp else self._build_dense(chunks)
+        dense = dense if dense is not None and dense.fingerprint == dfp else self._build_dense(chunks, dfp)
         return IndexPair(bm25, dense, stamp)
 
     def _snapshot(self) -> tuple[str, list[Chunk]]:
@@ -113,10 +124,10 @@ class LocalIndexes:
         log.info("rebuilt BM25 over %d chunks in %.1f s", len(chunks), time.perf_counter() - t0)
         return bm25
 
-    def _build_dense(self, chunks: list[Chunk]) -> ExactVectorIndex:
+    def _build_dense(self, chunks: list[Chunk], fp: str) -> ExactVectorIndex:
         t0 = time.perf_counter()
         vecs = self.vectors.get_vectors([c.id for c in chunks])
-        dense = ExactVectorIndex.build(chunks, vecs, self.dim, self.embedder)
+        dense = ExactVectorIndex.build(chunks, vecs, self.dim, self.embedder, fingerprint_=fp)
         dense.save(self.root / "dense")
         if self.mmap:  # serve from the saved, memory-mapped file (shared page cache, small resident memory)
             try:

@@ -75,9 +75,10 @@ class ExactVectorIndex:
 
     @classmethod
     def build(cls, chunks: Sequence[Chunk], vectors: Mapping[str, Vectors], dim: int,
-              embedder: str | None = None) -> ExactVectorIndex:
+              embedder: str | None = None, fingerprint_: str | None = None) -> ExactVectorIndex:
         """Rows follow ``chunks`` (sort them by ``sort_key`` for range scans); a chunk without a vector keeps a zero
-        row and is never returned."""
+        row and is never returned (first-answer indexing defers some). ``fingerprint_``: what the matrix is
+        recorded as built from (default: the chunk-id set's fingerprint)."""
         meta = RowMeta.from_chunks(chunks)
         matrix = np.zeros((len(chunks), dim), dtype=np.float32)
         has_vec = np.zeros(len(chunks), dtype=np.bool_)
@@ -91,8 +92,8 @@ class ExactVectorIndex:
             has_vec[i] = True
         missing = len(chunks) - int(has_vec.sum())
         if missing:
-            log.warning("%d indexed chunks have no stored vector; they are found by BM25 only (re-run ingest)", missing)
-        return cls(matrix, has_vec, meta, fingerprint(c.id for c in chunks), embedder)
+            log.info("%d indexed chunks have no stored vector yet; BM25 finds them until `equimind complete`", missing)
+        return cls(matrix, has_vec, meta, fingerprint_ or fingerprint(c.id for c in chunks), embedder)
 
     def row_of(self, chunk_id: str) -> int | None:
         if self._rows is None:

@@ -54,7 +54,7 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
         # One searcher (and so one set of local indexes) for every request: built lazily, concurrent first
         # requests would each build their own and race on the index files.
         await run_in_threadpool(svc.searcher)
-        app.state.engine = EquiMindEngine(svc)
+        app.state.engine = EquiMindEngine(svc, background_indexing=True)
         try:
             yield
         finally:
@@ -87,10 +87,12 @@ def limit_torch_threads(n: int = 1) -> None:
 
 
 def run_server(settings: Settings, host: str = "127.0.0.1", port: int = 8000, *, torch_threads: int = 1) -> None:
-    """What ``equimind serve`` runs: the API and dashboard under uvicorn (blocks until interrupted)."""
+    """What ``equimind serve`` runs: the API and dashboard under uvicorn (blocks until interrupted). The embedder
+    runs ``torch_threads`` intra-op threads (torch or ONNX Runtime) unless ``settings.embed_threads`` says otherwise."""
     import uvicorn
 
-    limit_torch_threads(torch_threads)
+    if settings.embed_threads is None:
+        settings = settings.model_copy(update={"embed_threads": torch_threads})
     log.info("EquiMind API on http://%s:%d (dashboard at /, docs at %s/docs)", host, port, API)
     uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
 

@@ -94,4 +94,4 @@ def engine_for(engine: EquiMindEngine, provider: str | None) -> EquiMindEngine:
     if provider is None or provider == engine.settings.provider:
         return engine
     settings = engine.settings.model_copy(update={"provider": provider})
-    return EquiMindEngine(engine.services.with_settings(settings))
+    return EquiMindEngine(engine.services.with_settings(settings), background_indexing=engine.background_indexing)

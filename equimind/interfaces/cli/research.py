@@ -3,7 +3,9 @@ answer to a specific question)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+import sys
+import time
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -20,6 +22,23 @@ from equimind.interfaces.cli.app import (
     parse_day,
     run_guarded,
 )
+
+if TYPE_CHECKING:
+    from equimind.engine import EquiMindEngine
+
+
+def finish_indexing(engine: EquiMindEngine) -> None:
+    """After the answer is out: embed what first-answer indexing deferred, saying so on stderr (stdout keeps only
+    the result). Interrupting is safe: the next run on the ticker, or `equimind complete`, finishes it."""
+    left = sum(engine.services.docstore.deferred().values())
+    if not left:
+        return
+    sys.stdout.flush()
+    typer.echo(f"Embedding the {left} passages deferred for the first answer, so the next run sees the whole "
+               "filing (interrupting is safe: the next run finishes it)…", err=True)
+    t0 = time.perf_counter()
+    report = engine.finish_indexing()
+    typer.echo(f"… done: {report.embeddings_computed} embeddings in {time.perf_counter() - t0:.1f} s", err=True)
 
 
 @app.command()
@@ -46,6 +65,7 @@ def research(
             emit_json(rec, settings)
         else:
             render_report.recommendation(rec)
+        finish_indexing(engine)
 
     run_guarded(body)
 
@@ -75,5 +95,6 @@ def ask(
             emit_json(ans, settings)
         else:
             render_answer.answer(ans)
+        finish_indexing(engine)
 
     run_guarded(body)

@@ -61,6 +61,25 @@ def ingest(
 
 
 @app.command()
+def complete(home: HomeOpt = None, as_json: JsonOpt = False) -> None:
+    """Embed the passages that first-answer indexing deferred (a research or ask that fetched filings embeds what its
+    answer needs first, the rest after it). Idempotent; a no-op when nothing is deferred."""
+
+    def body() -> None:
+        settings = build_settings(home, None)
+        engine = open_engine(settings)
+        left = engine.services.docstore.deferred()
+        report = engine.finish_indexing()
+        if as_json:
+            emit_json(report, settings)
+        else:
+            typer.echo(f"{report.documents_completed} of {len(left)} deferred documents completed, "
+                       f"{report.embeddings_computed} embeddings computed")
+
+    run_guarded(body)
+
+
+@app.command()
 def search(
     query: Annotated[str, typer.Argument(help="What to look for, in plain words.")],
     ticker: Annotated[list[str] | None, typer.Option("--ticker", help="Restrict to ticker (repeatable).")] = None,
