@@ -34,8 +34,12 @@ NEW_TOOL_DECISIONS = ["allow", "allow", "allow", "deny", "allow", "deny", "deny"
 
 
 def _env(home: Path, corpus: Path, audit_key: str | None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("EQUIMIND_")}
+    # the session's shared ONNX export (conftest) is kept; first-answer indexing is off so that every tool's trace
+    # after the ask sees the same corpus (with it on, the server completes the ask's deferred embeddings in the
+    # background between the calls, and the signature changes when it does: ADR 0010)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EQUIMIND_") or k == "EQUIMIND_ONNX_CACHE_DIR"}
     env.update(EQUIMIND_HOME=str(home), EQUIMIND_SNAPSHOT=str(corpus), EQUIMIND_SHARED=str(corpus.parent),
+               EQUIMIND_FIRST_ANSWER_INDEXING="false",
                PYTHONPATH=os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep))
     if audit_key is not None:
         env["EQUIMIND_AUDIT_KEY"] = audit_key
@@ -222,7 +226,7 @@ def test_every_result_carries_the_same_trace_but_its_own_request_id(calls: dict[
     finally:
         store.close()
     assert len(now) > 1 and {traces[k]["corpus_signature"] for k in after} == {corpus_signature(now)}
-    settings = Settings(home=nvda_home, snapshot=corpus_dir, shared=corpus_dir.parent)
+    settings = Settings(home=nvda_home, snapshot=corpus_dir, shared=corpus_dir.parent, first_answer_indexing=False)
     assert {t["config_hash"] for t in traces.values()} == {config_hash(settings, "title-section-v1")}
 
 

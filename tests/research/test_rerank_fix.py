@@ -30,5 +30,6 @@ def test_every_rerank_degradation_names_the_pull_command(tmp_path: Path, corpus_
     rec = engine.research("NVDA", "Is data-center growth sustainable?", date(2025, 9, 30))
     rerank = [d for d in rec.degraded if d.capability == "rerank"]
     assert rerank and all(d.reason.endswith(FIX) for d in rerank)
+    engine.finish_indexing()  # what the CLI does once the answer is shown: no deferred-embeddings line after it
     result = engine.search("data center revenue", mode="hybrid+rerank")
     assert [str(d) for d in result.degraded] == [line]

@@ -48,7 +48,8 @@ def test_round_trip_and_idempotency(store: DocStore) -> None:
     store.add_chunks(doc.id, parents, chunks)
     assert store.get_document(doc.id) == doc
     assert store.get_document_text(doc.id) == doc.text
-    assert store.counts() == {"documents": 1, "indexed": 0, "pending": 1, "parents": 2, "chunks": 4}
+    assert store.counts() == {"documents": 1, "indexed": 0, "pending": 1, "deferred": 0, "parents": 2,
+                              "chunks": 4}
     assert store.get_chunks([c.id for c in chunks] + ["nope"]) == {c.id: c for c in chunks}
     assert store.chunks_for_document(doc.id) == sorted(chunks, key=lambda c: c.start)
     assert store.get_parent(parents[1].id) == parents[1]
@@ -91,7 +92,8 @@ def test_status_and_index_stamp(store: DocStore) -> None:
     assert store.document_status("nope") is None
     assert store.delete_document(doc.id) is True and store.index_stamp() != s1
     assert store.delete_document(doc.id) is False
-    assert store.counts() == {"documents": 0, "indexed": 0, "pending": 0, "parents": 0, "chunks": 0}
+    assert store.counts() == {"documents": 0, "indexed": 0, "pending": 0, "deferred": 0, "parents": 0,
+                              "chunks": 0}
 
 
 def test_list_documents_filter_matches_reference_semantics(store: DocStore) -> None:
