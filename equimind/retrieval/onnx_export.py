@@ -166,10 +166,13 @@ def _publish(folder: Path, built: dict[OnnxPrecision, Path]) -> None:
 
 
 def _versions() -> dict[str, str]:
+    """The tools' versions from their package metadata (importing torch here would cost ~5 s and ~1 GB)."""
+    from importlib.metadata import PackageNotFoundError, version
+
     out: dict[str, str] = {}
-    for mod in ("torch", "transformers", "onnx", "onnxruntime"):
-        with contextlib.suppress(Exception):
-            out[mod] = str(__import__(mod).__version__)
+    for dist in ("torch", "transformers", "onnx", "onnxruntime"):
+        with contextlib.suppress(PackageNotFoundError):
+            out[dist] = version(dist)
     return out
 
 

@@ -8,7 +8,9 @@ the top ``rerank_top_n``). A reranker that is unavailable never invents scores: 
 from __future__ import annotations
 
 import logging
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -110,6 +112,8 @@ class HybridSearcher:
         self.exact_max_rows = exact_max_rows
         self.expected_embedding = EmbeddingStamp(embedder=embedder.name, text_format=parse_format(text_format))
         self._on_demand: dict[str, Vectors] = {}  # vectors of deferred chunks scored on the fly, by chunk id
+        self._queries: OrderedDict[str, Vectors] = OrderedDict()
+        self._query_lock = threading.Lock()
 
     @classmethod
     def open(cls, settings: Settings, embedder: Embedder, reranker: Reranker | None) -> HybridSearcher:
@@ -142,7 +146,7 @@ class HybridSearcher:
         bm25: list[tuple[str, float]] = []
         if mode is not RetrievalMode.BM25:
             with timer.stage("embed"):
-                qvec = self.embedder.embed_query(query)
+                qvec = self._query_vector(query)
             with timer.stage("dense"):
                 dense = dense_search(qvec, self.settings.dense_top_k, flt, pair.dense, self.vectors,
                                      self.exact_max_rows).hits
@@ -167,6 +171,21 @@ class HybridSearcher:
                             timings_ms=timer.ms)
 
     # ------------------------------------------------------------------ stages
+    def _query_vector(self, query: str) -> Vectors:
+        """The query's embedding, kept for the process's last ``QUERY_CACHE`` queries: a research run asks the same
+        aspect queries every time it runs on a ticker (the embedder is deterministic)."""
+        with self._query_lock:
+            hit = self._queries.get(query)
+            if hit is not None:
+                self._queries.move_to_end(query)
+                return hit
+        vec = self.embedder.embed_query(query)
+        with self._query_lock:
+            self._queries[query] = vec
+            while len(self._queries) > QUERY_CACHE:
+                self._queries.popitem(last=False)
+        return vec
+
     def _score_unembedded(self, qvec: Vectors, dense: list[tuple[str, float]], bm25: list[tuple[str, float]],
                           matrix: ExactVectorIndex) -> list[tuple[str, float]]:
         """First-answer indexing left some chunks without a vector: BM25's top ``ON_DEMAND_TOP`` among them are
@@ -270,6 +289,7 @@ class HybridSearcher:
         return None
 
 
+QUERY_CACHE = 2048  # query vectors kept per searcher
 ON_DEMAND_TOP = 10  # BM25 candidates without a vector that the dense leg scores on the fly
 ON_DEMAND_CACHE = 20_000  # on-the-fly vectors kept per process (cleared when exceeded)
 
