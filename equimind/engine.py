@@ -190,6 +190,7 @@ class EquiMindEngine:
             return self.search(text, flt, mode=None, top_k=self.settings.top_k)
 
         t = self.known_ticker(ticker)
+        self.services.prewarm_embedder()  # overlaps a first-use ONNX export with the fetch
         self.services.complete_deferred((t,))  # a run sees every stored filing of its ticker whole
         try:
             return ResearchRun(self.services, t, question, as_of or date.today(), on_event, search=search).run()
@@ -206,6 +207,7 @@ class EquiMindEngine:
         def search(text: str, flt: FilterSpec) -> SearchResult:
             return self.search(text, flt, mode=None, top_k=self.settings.top_k)
 
+        self.services.prewarm_embedder()
         self.services.complete_deferred((t,))
         try:
             return ResearchRun(self.services, t, question, as_of or date.today(), on_event, search=search).answer()

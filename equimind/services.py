@@ -80,13 +80,30 @@ class Services:
     answerability_terms: dict[str, DocTerms] = field(default_factory=dict, repr=False)
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
     _complete_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _embedder_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     # --- models -------------------------------------------------------------------------------------------------
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = build_embedder(self.settings)
+            with self._embedder_lock:  # a prewarm thread and the first search must not build two
+                if self._embedder is None:
+                    self._embedder = build_embedder(self.settings)
         return self._embedder
+
+    def prewarm_embedder(self) -> None:
+        """Build the embedder in a background thread (the ONNX export, when a home has none yet, takes ~10 s in a
+        child process) while the caller fetches and parses; whoever needs it first waits for that build."""
+        if self._embedder is not None:
+            return
+
+        def build() -> None:
+            try:
+                _ = self.embedder
+            except EquiMindError as exc:  # the caller's own use raises it again, with its fix
+                log.info("embedder prewarm failed: %s", exc)
+
+        threading.Thread(target=build, name="equimind-embedder", daemon=True).start()
 
     @property
     def reranker(self) -> Reranker:

@@ -74,7 +74,8 @@ def jaccard(a: frozenset[Any], b: frozenset[Any]) -> float:
     """|a ∩ b| / |a ∪ b|; two empty sets are identical (1.0)."""
     if not a and not b:
         return 1.0
-    return len(a & b) / len(a | b)
+    inter = len(a & b) if len(a) <= len(b) else len(b & a)
+    return inter / (len(a) + len(b) - inter)  # no union set built: this runs for every pair of curated passages
 
 
 def decay_factor(days: float, rate: float) -> float:
