@@ -105,7 +105,7 @@ class Settings(BaseSettings):
                                         "sha256, so homes may share one.")
     first_answer_indexing: bool = Field(default=True, description="A research or ask run that fetches filings embeds "
                                         "only the parts its first answer needs (MD&A, financial statements, risk "
-                                        "factors, the last ~13 months of market documents) and the rest after the "
+                                        "factors, the last 120 days of market documents) and the rest after the "
                                         "answer (ingest/first_answer.py); false: everything before the answer.")
     embed_threads: int | None = Field(default=None, description="Intra-op threads of the embedder (torch or ONNX "
                                       "Runtime); default: the runtime's own (one per core). `equimind serve` uses 1: "

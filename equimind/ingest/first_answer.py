@@ -9,8 +9,10 @@ recent events). So a fetched document is embedded now when it is small, and othe
 
 - a filing with at least ``MIN_DEFER_CHUNKS`` children: the children whose section names one of
   ``FIRST_SECTIONS``; the other items (business, properties, legal, exhibits, governance, ...) are deferred;
-- market documents (daily prices, XBRL fundamentals): those dated within ``MARKET_DAYS`` of the as-of date (the window
-  of the trailing and year-over-year figures); older months are deferred;
+- market documents (monthly daily-price tables, per-filing XBRL facts): those dated within ``MARKET_DAYS`` of the as-of
+  date (the critic's recent window); older ones are deferred. The run's figures (growth, multiples, technicals) are
+  computed from the data itself, not retrieved, and these tables are found by BM25 (whose top hits the dense leg
+  scores on the fly), so embedding two years of monthly tables first only delays the answer;
 - anything else (8-Ks, news, a filing without sections such as a PDF): all of it.
 
 Deferred chunks are stored and searchable by BM25 at once (the searcher embeds BM25's top 10 of them on the fly, so
@@ -26,11 +28,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from equimind.analytics.aspects import RECENT_WINDOW_DAYS
 from equimind.models import Chunk, Document
 
 CAPABILITY = "embeddings"  # the degraded line's capability (a search's, and a run's)
 MIN_DEFER_CHUNKS = 60
-MARKET_DAYS = 400
+MARKET_DAYS = RECENT_WINDOW_DAYS  # the critic's recent window (120 days)
 MARKET_FORMS = frozenset({"prices", "fundamentals"})
 FIRST_SECTIONS: tuple[str, ...] = (
     # fundamentals
