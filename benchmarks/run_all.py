@@ -55,6 +55,7 @@ def benchmarks() -> list[Bench]:
         Bench("ingest_bench", has_out=False, needs_shared=True),
         Bench("embed_backends", needs_shared=True, quick=("--texts", "64", "--rounds", "1", "--no-golden")),
         Bench("hnsw_sweep", quick=("--size", "10000", "--efs", "50", "400", "--queries", "20")),
+        Bench("first_research", needs_shared=True, quick=("--skip-api",)),
         Bench("api_load", args=("--snapshot", corpus), needs_shared=True,
               quick=("--snapshot", corpus, "--embedder", "hash", "--requests", "100", "--health-requests", "50")),
     ]
