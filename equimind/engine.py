@@ -101,7 +101,14 @@ class EquiMindEngine:
             flt, note = parsed.spec, parsed.describe()
         searched = shape_query(query).text if self.settings.query_shaping else query
         result = self.services.searcher().search(searched, flt, mode=mode, top_k=top_k)
-        return result if note is None else result.model_copy(update={"auto_filter": note})
+        if note is None:
+            return result
+        problem = self.services.identity_problem
+        degraded = result.degraded if problem is None else [*result.degraded, Degradation(
+            capability="company_identity", reason=f"the SEC ticker map is unavailable ({problem}), so a ticker in "
+            "the query matches only documents that carry one, not ticker-less ones such as PDFs — set "
+            "EQUIMIND_SEC_IDENTITY or use --snapshot")]
+        return result.model_copy(update={"auto_filter": note, "degraded": degraded})
 
     def passage(self, doc_id: str, start: int, end: int, context: int = 400) -> Passage:
         doc = self.services.docstore.get_document(doc_id)

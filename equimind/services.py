@@ -81,6 +81,8 @@ class Services:
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
     _complete_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _embedder_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    # why ticker-less documents (PDFs) could not be given their registrant's ticker, when the SEC map was unreadable
+    identity_problem: str | None = field(default=None, repr=False)
 
     # --- models -------------------------------------------------------------------------------------------------
     @property
@@ -184,7 +186,9 @@ class Services:
             names = {t: info.name for t, info in self.sources.ticker_map().items()}
         except EquiMindError as exc:  # live mode without an SEC identity: company names and stored tickers only
             log.warning("no SEC ticker map to name the tickers of documents without one: %s", exc)
+            self.identity_problem = str(exc)  # engine.search puts it on the result's degraded lines
             return {}
+        self.identity_problem = None
         return registrant_tickers(facts, names)
 
     def doc_sha(self, doc_id: str) -> str:

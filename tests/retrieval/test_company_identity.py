@@ -85,3 +85,28 @@ def test_engine_search_reads_a_ticker_for_a_document_that_has_only_a_company_nam
     res = EquiMindEngine(services).search("Which of JPM's segments had the highest net income?")
     assert res.filters.get("doc_ids") and {h.document.company for h in res.hits} == {"JPMorgan"}
     assert res.auto_filter is not None and "JPMorgan" in res.auto_filter
+
+
+def test_live_mode_without_the_sec_map_says_so_on_the_search_result(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The one degradation that used to be silent (a log line only): ticker-less documents cannot be given their
+    registrant's ticker when the live SEC ticker map is refused for want of an identity."""
+    from datetime import date
+
+    from equimind.config import Settings
+    from equimind.engine import EquiMindEngine
+    from equimind.ingest.tokens import WhitespaceTokenizer
+    from equimind.models import Document, Origin, Section, Source
+    from equimind.retrieval.embed import HashEmbedder
+    from equimind.services import open_services
+
+    text = "Item 7. Management's Discussion\n" + "JPMorgan net interest income rose on higher rates. " * 40
+    doc = Document(id=Document.make_id("pdf:jpm", text), source_key="pdf:jpm", ticker=None, cik=None,
+                   company="JPMorgan Chase & Co", source=Source.LOCAL, origin=Origin.LOCAL_FILE, form="10-K",
+                   filed_at=date(2024, 2, 16), period_end=None, url=None, title="JPMorgan 10-K", text=text,
+                   sections=(Section("Item 7. Management's Discussion", 0, len(text)),))
+    services = open_services(Settings(home=tmp_path / "h", sec_identity=None, child_tokens=50, parent_tokens=200),
+                             embedder=HashEmbedder(), tokenizer=WhitespaceTokenizer())
+    services.pipeline().run([doc])
+    result = EquiMindEngine(services).search("What was JPM's net interest income?")
+    lines = [d for d in result.degraded if d.capability == "company_identity"]
+    assert len(lines) == 1 and "EQUIMIND_SEC_IDENTITY" in lines[0].reason and "ticker map" in lines[0].reason
