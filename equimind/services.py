@@ -237,9 +237,9 @@ class Services:
     def complete_deferred(self, tickers: Sequence[str] = (), progress: Progress | None = None) -> IngestReport:
         """Embed what first-answer indexing deferred (of ``tickers`` when given); one completion at a time per
         home container, so a run that needs its ticker complete waits for a background completion to finish."""
+        if not self.docstore.deferred(tuple(tickers)):  # nothing of these tickers: never wait on another's completion
+            return IngestReport()
         with self._complete_lock:
-            if not self.docstore.deferred(tuple(tickers)):
-                return IngestReport()
             return self.pipeline().complete_deferred(tickers, progress or no_progress)
 
     def reindex(self, progress: Progress | None = None, *, force: bool = False) -> ReindexReport:

@@ -136,3 +136,17 @@ def test_deleting_a_deferred_document_removes_its_record(tmp_path: Path) -> None
     assert s.docstore.counts()["deferred"] == 1
     assert s.docstore.delete_document(doc.id)
     assert s.docstore.deferred() == {} and s.docstore.counts()["deferred"] == 0
+
+
+def test_a_ticker_with_nothing_deferred_never_waits_on_another_tickers_completion(tmp_path: Path) -> None:
+    import threading
+
+    s = _services(tmp_path / "h")
+    s.pipeline().run([_filing("AAA")], defer=FirstAnswerRule(date(2025, 9, 30)))
+    done = threading.Event()
+    with s._complete_lock:  # a background completion of AAA holds it
+        t = threading.Thread(target=lambda: (s.complete_deferred(("BBB",)), done.set()))
+        t.start()
+        assert done.wait(timeout=10)  # BBB has nothing deferred: it returned without the lock
+    t.join()
+    assert s.docstore.deferred(("AAA",))  # untouched
