@@ -164,13 +164,20 @@ def _type_name(value: object) -> str:
     return "null" if value is None else type(value).__name__
 
 
+def _check_size(name: str, n: int, unit: str, least: int | None, most: int | None) -> str | None:
+    """A string's or a list's length against its bounds (``unit``: characters | items)."""
+    if most is not None and n > most:
+        return f"argument '{name}' has {n} {unit}; at most {most} allowed"
+    if least is not None and n < least:
+        return f"argument '{name}' has {n} {unit}; at least {least} required"
+    return None
+
+
 def _check_string(name: str, spec: ArgSpec, v: object) -> str | None:
     if not isinstance(v, str):
         return f"argument '{name}' must be a string, got {_type_name(v)}"
-    if spec.max_length is not None and len(v) > spec.max_length:
-        return f"argument '{name}' has {len(v)} characters; at most {spec.max_length} allowed"
-    if spec.min_length is not None and len(v) < spec.min_length:
-        return f"argument '{name}' has {len(v)} characters; at least {spec.min_length} required"
+    if (why := _check_size(name, len(v), "characters", spec.min_length, spec.max_length)) is not None:
+        return why
     if spec.pattern is not None and re.fullmatch(spec.pattern, v) is None:
         return f"argument '{name}' must match {spec.pattern}"
     if spec.enum is not None and v not in spec.enum:
@@ -208,10 +215,8 @@ def _check_date(name: str, spec: ArgSpec, v: object) -> str | None:
 def _check_array(name: str, spec: ArgSpec, v: object) -> str | None:
     if not isinstance(v, list):
         return f"argument '{name}' must be a list, got {_type_name(v)}"
-    if spec.max_items is not None and len(v) > spec.max_items:
-        return f"argument '{name}' has {len(v)} items; at most {spec.max_items} allowed"
-    if spec.min_items is not None and len(v) < spec.min_items:
-        return f"argument '{name}' has {len(v)} items; at least {spec.min_items} required"
+    if (why := _check_size(name, len(v), "items", spec.min_items, spec.max_items)) is not None:
+        return why
     item = spec.items
     if item is None:  # excluded by ArgSpec's validator; deny rather than assume
         return f"argument '{name}' has no element spec in the policy"
