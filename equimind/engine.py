@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date, timedelta
 from typing import Any
 
@@ -197,12 +199,8 @@ class EquiMindEngine:
             return self.search(text, flt, mode=None, top_k=self.settings.top_k)
 
         t = self.known_ticker(ticker)
-        self.services.prewarm_embedder()  # overlaps a first-use ONNX export with the fetch
-        self.services.complete_deferred((t,))  # a run sees every stored filing of its ticker whole
-        try:
+        with self._first_answer(t):
             return ResearchRun(self.services, t, question, as_of or date.today(), on_event, search=search).run()
-        finally:
-            self._after_answer()
 
     def ask(self, question: str, ticker: str | None = None, as_of: date | None = None, *,
             on_event: EventSink | None = None) -> Answer:
@@ -214,19 +212,23 @@ class EquiMindEngine:
         def search(text: str, flt: FilterSpec) -> SearchResult:
             return self.search(text, flt, mode=None, top_k=self.settings.top_k)
 
-        self.services.prewarm_embedder()
-        self.services.complete_deferred((t,))
-        try:
+        with self._first_answer(t):
             return ResearchRun(self.services, t, question, as_of or date.today(), on_event, search=search).answer()
-        finally:
-            self._after_answer()
 
     # --- first-answer indexing ----------------------------------------------------------------------------------
-    def _after_answer(self) -> None:
-        """A long-lived engine (API, MCP) embeds what the run deferred in a background thread; a CLI process calls
+    @contextmanager
+    def _first_answer(self, ticker: str) -> Iterator[None]:
+        """Around one research or ask run: prewarm the embedder (a first-use ONNX export overlaps the fetch), finish
+        the ticker's deferred embeddings first (a run sees every stored filing of its ticker whole), and afterwards —
+        in a long-lived engine (API, MCP) — embed what the run deferred in a background thread; a CLI process calls
         ``finish_indexing`` itself once the answer is shown."""
-        if self.background_indexing and self.services.docstore.deferred():
-            threading.Thread(target=self._finish_quietly, name="equimind-complete", daemon=True).start()
+        self.services.prewarm_embedder()
+        self.services.complete_deferred((ticker,))
+        try:
+            yield
+        finally:
+            if self.background_indexing and self.services.docstore.deferred():
+                threading.Thread(target=self._finish_quietly, name="equimind-complete", daemon=True).start()
 
     def _finish_quietly(self) -> None:
         try:

@@ -39,17 +39,14 @@ PRODUCT_FORMAT = EmbedFormat.TITLE_SECTION_V1
 REINDEX_FIX = "run `equimind reindex`"
 
 
-def _chunk_text(chunk: Chunk, doc: Document) -> str:
+def _chunk_text(chunk: Chunk, title: str) -> str:
     return chunk.text
 
 
-def _title_section(chunk: Chunk, doc: Document) -> str:
-    return embedding_text(chunk, doc.title)
-
-
-_TEXT_FNS: dict[EmbedFormat, EmbedText] = {
+# (child chunk, its document's title) -> the embedded text: the one table both entry points below read
+_TEXT_FNS: dict[EmbedFormat, Callable[[Chunk, str], str]] = {
     EmbedFormat.CHUNK_TEXT_V0: _chunk_text,
-    EmbedFormat.TITLE_SECTION_V1: _title_section,
+    EmbedFormat.TITLE_SECTION_V1: embedding_text,
 }
 
 
@@ -64,12 +61,13 @@ def parse_format(name: str | EmbedFormat) -> EmbedFormat:
 
 def text_with_title(fmt: EmbedFormat, chunk: Chunk, title: str) -> str:
     """What ``fmt`` embeds for ``chunk`` of a document titled ``title`` (when only its metadata is at hand)."""
-    return chunk.text if fmt is EmbedFormat.CHUNK_TEXT_V0 else embedding_text(chunk, title)
+    return _TEXT_FNS[fmt](chunk, title)
 
 
 def embed_text_for(name: str | EmbedFormat) -> EmbedText:
     """The (Chunk, Document) -> str function of a format."""
-    return _TEXT_FNS[parse_format(name)]
+    fn = _TEXT_FNS[parse_format(name)]
+    return lambda chunk, doc: fn(chunk, doc.title)
 
 
 @dataclass(frozen=True)

@@ -193,13 +193,14 @@ class IngestPipeline:
 
     def complete_deferred(self, tickers: Sequence[str] = (), progress: Progress = no_progress) -> IngestReport:
         """Embed every deferred chunk (of ``tickers`` when given) and clear the records. Idempotent."""
+        self.check_store()
         report = IngestReport(embedder=self._embedder.name, text_format=self.text_format.value)
         for doc_id in self._docstore.deferred(tuple(tickers)):
             self._complete_one(doc_id, report, progress)
         return report
 
     def _complete_one(self, doc_id: str, report: IngestReport, progress: Progress) -> None:
-        self.check_store()
+        """Embed a deferred document's missing vectors (the caller has checked the store's stamp)."""
         doc = self._docstore.get_document(doc_id)
         self._embed_missing(doc, self._docstore.chunks_for_document(doc_id), report, progress)
         self._docstore.clear_deferred(doc_id)  # after the vectors: a crash before it leaves the record

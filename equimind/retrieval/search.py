@@ -153,7 +153,7 @@ class HybridSearcher:
         if mode is not RetrievalMode.DENSE:
             with timer.stage("bm25"):
                 bm25 = pair.bm25.search(query, self.settings.bm25_top_k, flt)
-        if dense and bm25 and not pair.dense.has_vec.all():
+        if dense and bm25 and not pair.dense.fully_embedded:
             with timer.stage("embed_deferred"):
                 dense = self._score_unembedded(qvec, dense, bm25, pair.dense)
         with timer.stage("fusion"):
@@ -296,7 +296,7 @@ ON_DEMAND_CACHE = 20_000  # on-the-fly vectors kept per process (cleared when ex
 
 def deferred_degraded(mode: RetrievalMode, dense: ExactVectorIndex, flt: FilterSpec | None) -> list[Degradation]:
     """The degraded line of a search whose scope holds chunks without a vector yet (first-answer indexing)."""
-    if mode is RetrievalMode.BM25 or bool(dense.has_vec.all()):
+    if mode is RetrievalMode.BM25 or dense.fully_embedded:
         return []
     scope = dense.meta.mask(flt)
     without = int(np.count_nonzero(~dense.has_vec if scope is None else scope & ~dense.has_vec))

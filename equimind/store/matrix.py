@@ -8,6 +8,7 @@ stamped with a format version and swapped in atomically (see ``indexfiles``).
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -65,6 +66,11 @@ class ExactVectorIndex:
         self.fingerprint = fingerprint  # of the chunk-id set (see indexfiles.fingerprint)
         self.embedder = embedder
         self._rows: dict[str, int] | None = None
+
+    @functools.cached_property
+    def fully_embedded(self) -> bool:
+        """Every row has a vector (false while first-answer indexing has deferred some; an index is immutable)."""
+        return bool(self.has_vec.all())
 
     @property
     def dim(self) -> int:
