@@ -117,6 +117,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--efs", type=int, nargs="+", default=[50, 100, 200, 400, 800, 1200])
     p.add_argument("--queries", type=int, default=60)
     p.add_argument("--out", type=Path, default=RESULTS)
+    p.add_argument("--root", type=Path, default=None,
+                   help="keep the built stores here (default: a temporary directory, removed); a build found here "
+                        "complete (it has queries.npy) is reused, so an ef can be added without a rebuild")
     p.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
@@ -124,7 +127,8 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(worker(home, ef, m, efc)))
         return
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    root = Path(tempfile.mkdtemp(prefix="hnsw-sweep-"))
+    keep = args.root is not None
+    root = args.root or Path(tempfile.mkdtemp(prefix="hnsw-sweep-"))
     out: dict[str, Any] = {"benchmark": "hnsw_sweep", "machine": machine_info(), "config": {
         "size": args.size, "queries": args.queries, "dense_top_k": DENSE_K, "hnsw_fetch": DENSE_K + HNSW_SLACK,
         "exact_max_rows_in_workers": HNSW_ROWS, "vectors": "textlike (benchmarks/search_synthetic.py)"},
@@ -134,7 +138,13 @@ def main(argv: list[str] | None = None) -> None:
         for spec in args.builds:
             m, efc = map(int, spec.split(":"))
             home = root / f"m{m}-efc{efc}"
-            entry = build(args.size, m, efc, home, args.queries)
+            if keep and (home / "queries.npy").exists() and (home / "build.json").exists():
+                entry = json.loads((home / "build.json").read_text())
+                log.info("reusing the build in %s", home)
+            else:
+                shutil.rmtree(home, ignore_errors=True)  # an interrupted build is started over, never extended
+                entry = build(args.size, m, efc, home, args.queries)
+                (home / "build.json").write_text(json.dumps(entry))
             entry["ef_sweep"] = {}
             out["builds"].append(entry)
             log.info("built %s: %s", spec, entry["build_s"])
@@ -143,9 +153,11 @@ def main(argv: list[str] | None = None) -> None:
                 log.info("M=%d efc=%d ef=%d: %s", m, efc, ef, entry["ef_sweep"][str(ef)]["served"]["none"])
                 args.out.parent.mkdir(parents=True, exist_ok=True)
                 args.out.write_text(json.dumps(out, indent=2) + "\n")
-            shutil.rmtree(home, ignore_errors=True)
+            if not keep:
+                shutil.rmtree(home, ignore_errors=True)
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(root, ignore_errors=True)
     out["total_runtime_s"] = round(time.perf_counter() - t_start, 1)
     args.out.write_text(json.dumps(out, indent=2) + "\n")
     log.info("wrote %s in %.0f s", args.out, out["total_runtime_s"])
