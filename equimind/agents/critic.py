@@ -30,6 +30,7 @@ answers, ``mode`` is ``deterministic_fallback`` and ``log`` says why.
 
 from __future__ import annotations
 
+import functools
 import re
 import statistics
 from collections.abc import Sequence
@@ -41,7 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from equimind.agents.structured import prompt_sha256, run_structured
 from equimind.analytics.aspects import Aspect, name_aspects, node_aspects
-from equimind.analytics.text import count_financial_numbers, split_sentences, topic_terms
+from equimind.analytics.text import TEXT_CACHE, count_financial_numbers, split_sentences, topic_terms
 from equimind.errors import ConfigError
 from equimind.models import EvidenceNode
 from equimind.timeguard import split_by_as_of
@@ -115,6 +116,23 @@ def source_kind(form: str) -> str:
     return "prices" if form == "prices" else "news" if form == "news" else "filings"
 
 
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _direction_claims(text: str) -> tuple[tuple[str, str, str], ...]:
+    """(metric, year, "up" | "down") for each sentence of ``text`` that states one direction for a metric (cached:
+    the same passages are read in every round and every run on a ticker)."""
+    out: list[tuple[str, str, str]] = []
+    for s, e in split_sentences(text):
+        sent = text[s:e]
+        year = _YEAR.search(sent)
+        if year is None:
+            continue
+        for metric, pat in _CLAIMS.items():
+            dirs = {"up" if m.group("up") else "down" for m in pat.finditer(sent)}
+            if len(dirs) == 1:
+                out.append((metric, year.group(0), dirs.pop()))
+    return tuple(out)
+
+
 def find_contradictions(nodes: Sequence[EvidenceNode]) -> list[str]:
     """Cross-document (metric, year) pairs stated to rise in one document and fall in another.
 
@@ -123,16 +141,8 @@ def find_contradictions(nodes: Sequence[EvidenceNode]) -> list[str]:
     """
     claims: dict[tuple[str, str], dict[str, set[str]]] = {}
     for node in nodes:
-        for s, e in split_sentences(node.text):
-            sent = node.text[s:e]
-            year = _YEAR.search(sent)
-            if year is None:
-                continue
-            for metric, pat in _CLAIMS.items():
-                dirs = {"up" if m.group("up") else "down" for m in pat.finditer(sent)}
-                if len(dirs) == 1:
-                    side = claims.setdefault((metric, year.group(0)), {"up": set(), "down": set()})
-                    side[dirs.pop()].add(node.doc_id)
+        for metric, year, direction in _direction_claims(node.text):
+            claims.setdefault((metric, year), {"up": set(), "down": set()})[direction].add(node.doc_id)
     found = []
     for (metric, yr), sides in sorted(claims.items()):
         if any(a != b for a in sides["up"] for b in sides["down"]):

@@ -137,16 +137,9 @@ class OfflineAnalyst:
                 sentence = node.text[s:e]
                 if len(sentence.split()) < sig.MIN_CLAIM_WORDS:
                     continue
-                factor = sig.HEDGE_FACTOR if sig.hedged(sentence) else 1.0
-                best: dict[Speaker, sig.TextCue] = {}
-                for cue in sig.TEXT_CUES:
-                    m = cue.pattern.search(sentence)
-                    if m is None or sig.negated(sentence, m.start()):
-                        continue
-                    if cue.side not in best or cue.strength > best[cue.side].strength:
-                        best[cue.side] = cue
-                for side, cue in best.items():
-                    out.append((SentenceSignal(node.doc_id, key[1], key[2], side, cue.theme,
+                cues, factor = sig.sentence_cues(sentence)
+                for cue in cues:
+                    out.append((SentenceSignal(node.doc_id, key[1], key[2], cue.side, cue.theme,
                                                round(cue.strength * factor, 4), cue.name), node))
         return out
 

@@ -6,11 +6,13 @@ a rule, edit its row; ``rules_fingerprint()`` changes with it and is recorded in
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from enum import StrEnum
 
 from equimind.agents.records import Theme
+from equimind.analytics.text import TEXT_CACHE
 from equimind.models import Figure, Speaker
 
 BULL = Speaker.BULL
@@ -121,6 +123,20 @@ def negated(text: str, match_start: int) -> bool:
 
 def hedged(text: str) -> bool:
     return bool(HEDGES.intersection(_WORDS.findall(text.lower())))
+
+
+@functools.lru_cache(maxsize=4 * TEXT_CACHE)
+def sentence_cues(sentence: str) -> tuple[tuple[TextCue, ...], float]:
+    """The strongest unnegated cue per side in ``sentence`` (in side order of first appearance) and its weight
+    factor (HEDGE_FACTOR when hedged). Cached: the same retrieved sentences are read in every run on a ticker."""
+    best: dict[Speaker, TextCue] = {}
+    for cue in TEXT_CUES:
+        m = cue.pattern.search(sentence)
+        if m is None or negated(sentence, m.start()):
+            continue
+        if cue.side not in best or cue.strength > best[cue.side].strength:
+            best[cue.side] = cue
+    return tuple(best.values()), (HEDGE_FACTOR if hedged(sentence) else 1.0)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -292,6 +308,11 @@ def _is_boundary(text: str, m: re.Match[str]) -> bool:
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """[start, end) of each sentence in ``text`` (trimmed; paragraph breaks always end a sentence)."""
+    return list(_sentence_spans(text))
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     spans: list[tuple[int, int]] = []
     start = 0
     for m in _BOUNDARY.finditer(text):
@@ -308,7 +329,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         trail = len(seg.rstrip())
         if trail > lead:
             out.append((s + lead, s + trail))
-    return out
+    return tuple(out)
 
 
 def injection_spans(text: str) -> list[tuple[int, int]]:

@@ -9,10 +9,12 @@ as-of date. Names of available figures / data kinds cover fundamentals and valua
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import date
 from enum import StrEnum
 
+from equimind.analytics.text import TEXT_CACHE
 from equimind.models import EvidenceNode
 
 
@@ -60,8 +62,14 @@ _TERM_PATTERNS = {a: re.compile(rf"(?<![\w/-])(?:{'|'.join(re.escape(t) for t in
 
 def term_hits(text: str, aspect: Aspect) -> list[str]:
     """Distinct lexicon terms of ``aspect`` in ``text`` (lower-cased, in order of first appearance)."""
+    return list(_term_hits(text, aspect))
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _term_hits(text: str, aspect: Aspect) -> tuple[str, ...]:
+    # Cached: the critic asks this of the same retrieved passages in every round and every run on a ticker.
     pat = _TERM_PATTERNS.get(aspect)
-    return list(dict.fromkeys(m.group(0).lower() for m in pat.finditer(text))) if pat else []
+    return tuple(dict.fromkeys(m.group(0).lower() for m in pat.finditer(text))) if pat else ()
 
 
 def node_aspects(node: EvidenceNode, as_of: date) -> dict[Aspect, str]:

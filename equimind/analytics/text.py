@@ -5,6 +5,7 @@ Shared by the critic, the query rewriter and research memory (which scores summa
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -28,6 +29,10 @@ _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9&/.'-]*")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(])|\s*\n\s*")  # end punctuation, or a line break
 
 
+TEXT_CACHE = 4096  # passages (or sentences) whose derived features a process keeps; a research run reads ~70
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
 def count_financial_numbers(text: str) -> int:
     return len(_NUMBER.findall(text))
 
@@ -35,13 +40,18 @@ def count_financial_numbers(text: str) -> int:
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """[start, end) offsets of the sentences of ``text``: split after . ! ? before a capital/digit, and at line
     breaks (parsed filings put paragraphs, headings and table rows on their own lines)."""
+    return list(_sentence_spans(text))
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     spans: list[tuple[int, int]] = []
     start = 0
     for m in _SENTENCE.finditer(text):
         spans.append((start, m.start()))
         start = m.end()
     spans.append((start, len(text)))
-    return [(s, e) for s, e in spans if text[s:e].strip()]
+    return tuple((s, e) for s, e in spans if text[s:e].strip())
 
 
 def salient_terms(question: str, exclude: Sequence[str] = (), limit: int = 6) -> list[str]:

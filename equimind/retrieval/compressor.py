@@ -11,7 +11,8 @@ Order of the stage (each discard records its reason):
 4. **near duplicates** — word k-shingles (k = 3) and Jaccard similarity |A∩B| / |A∪B| (Broder 1997, "On the
    resemblance and containment of documents"). Nodes are visited best decayed score first; a node whose Jaccard with an
    already kept node is ≥ the threshold (0.8) joins that node's cluster and is dropped (leader clustering), so each
-   cluster keeps its best-scoring member.
+   cluster keeps its best-scoring member. All pairwise overlaps come from one sparse product of the node × shingle
+   incidence matrix (shingles hashed to 64 bits, cached per passage text), not a set intersection per pair.
 5. **packing** — greedy by decayed score: a node is kept if its token count (a real ``Tokenizer``) plus
    ``per_node_overhead`` fits in what is left of the budget, otherwise it is dropped as over budget and the scan goes
    on (a smaller later node may still fit).
@@ -21,6 +22,7 @@ Ties are broken by node id, so the result is deterministic.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import re
@@ -30,6 +32,10 @@ from datetime import date
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+from scipy import sparse
+
+from equimind.analytics.text import TEXT_CACHE
 from equimind.errors import ConfigError
 from equimind.models import EvidenceNode
 from equimind.protocols import Tokenizer
@@ -67,15 +73,12 @@ def shingles(text: str, k: int = DEFAULT_SHINGLE_SIZE) -> frozenset[tuple[str, .
         return frozenset()
     if len(words) < k:
         return frozenset({tuple(words)})
-    return frozenset(tuple(words[i:i + k]) for i in range(len(words) - k + 1))
+    return frozenset(zip(*(words[i:] for i in range(k)), strict=False))  # the k-grams (shifted copies), in C
 
 
 def jaccard(a: frozenset[Any], b: frozenset[Any]) -> float:
     """|a ∩ b| / |a ∪ b|; two empty sets are identical (1.0)."""
-    if not a and not b:
-        return 1.0
-    inter = len(a & b) if len(a) <= len(b) else len(b & a)
-    return inter / (len(a) + len(b) - inter)  # no union set built: this runs for every pair of curated passages
+    return _jaccard_counts(len(a & b) if len(a) <= len(b) else len(b & a), len(a), len(b))
 
 
 def decay_factor(days: float, rate: float) -> float:
@@ -194,19 +197,25 @@ class ContextCompressor:
         return out
 
     def _dedup_near(self, nodes: list[EvidenceNode], discarded: list[Discarded]) -> list[EvidenceNode]:
-        leaders: list[tuple[EvidenceNode, frozenset[tuple[str, ...]]]] = []
-        for n in nodes:
-            sh = shingles(n.text, self.shingle_size)
-            match = next(((leader, j) for leader, lsh in leaders
-                          if _could_match(sh, lsh, self.near_dup_threshold)
-                          and (j := jaccard(sh, lsh)) >= self.near_dup_threshold), None)
-            if match is not None:
-                leader, j = match
-                discarded.append(Discarded(n, DiscardReason.NEAR_DUPLICATE,
-                                           f"near-duplicate of {leader.id} (jaccard {j:.3f})", of=leader.id))
-                continue
-            leaders.append((n, sh))
-        return [leader for leader, _ in leaders]
+        """Leader clustering over the exact pairwise shingle overlaps (``_overlaps``: one sparse product)."""
+        sets = [_shingle_ids(n.text, self.shingle_size) for n in nodes]
+        sizes = np.array([len(a) for a in sets], dtype=np.int64)
+        inter = _overlaps(sets)
+        leaders: list[int] = []
+        for i, n in enumerate(nodes):
+            if leaders:
+                lead = np.asarray(leaders)
+                both = sizes[i] + sizes[lead]
+                union = both - inter[i, lead]
+                sims = np.where(both == 0, 1.0, inter[i, lead] / np.maximum(union, 1))
+                close = np.flatnonzero(sims >= self.near_dup_threshold)
+                if close.size:
+                    leader, j = nodes[int(lead[close[0]])], float(sims[close[0]])
+                    discarded.append(Discarded(n, DiscardReason.NEAR_DUPLICATE,
+                                               f"near-duplicate of {leader.id} (jaccard {j:.3f})", of=leader.id))
+                    continue
+            leaders.append(i)
+        return [nodes[i] for i in leaders]
 
     def _pack(self, nodes: list[EvidenceNode],
               discarded: list[Discarded]) -> tuple[list[EvidenceNode], int, list[tuple[str, int]]]:
@@ -226,10 +235,32 @@ class ContextCompressor:
         return kept, used, counts
 
 
-def _could_match(a: frozenset[Any], b: frozenset[Any], threshold: float) -> bool:
-    """Jaccard can reach ``threshold`` only if min(|a|,|b|) / max(|a|,|b|) does (an exact upper bound; skips work)."""
-    small, big = sorted((len(a), len(b)))
-    return big == 0 or small / big >= threshold
+def _jaccard_counts(inter: int, a: int, b: int) -> float:
+    """``jaccard`` from the sizes of two sets and of their intersection."""
+    return 1.0 if a == 0 and b == 0 else inter / (a + b - inter)
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _shingle_ids(text: str, k: int) -> np.ndarray[Any, Any]:
+    """``shingles`` as sorted distinct 64-bit hashes (cached per text: ~5 KB for a passage, where the set of tuples
+    takes ~60 KB; the same passages are compressed in every run on a ticker). Two distinct shingles sharing a hash
+    has probability ~2^-64 per pair."""
+    out: np.ndarray[Any, Any] = np.unique(np.fromiter(map(hash, shingles(text, k)), dtype=np.int64))
+    out.flags.writeable = False
+    return out
+
+
+def _overlaps(sets: Sequence[np.ndarray[Any, Any]]) -> np.ndarray[Any, Any]:
+    """|A_i ∩ A_j| for every pair, from one sparse product of the node × shingle incidence matrix."""
+    if not sets:
+        return np.zeros((0, 0), dtype=np.int64)
+    cols = np.concatenate(sets)
+    rows = np.repeat(np.arange(len(sets)), [len(a) for a in sets])
+    _, col_ids = np.unique(cols, return_inverse=True)
+    incidence = sparse.csr_matrix((np.ones(len(cols), dtype=np.int64), (rows, col_ids)),
+                                  shape=(len(sets), int(col_ids.max(initial=-1)) + 1))
+    out: np.ndarray[Any, Any] = (incidence @ incidence.T).toarray()
+    return out
 
 
 def _rank_key(n: EvidenceNode) -> tuple[float, str]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import json
 import logging
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -103,6 +104,19 @@ def ticker_by_cik(company_tickers: Path) -> dict[str, str]:
     return out
 
 
+_ENTRIES: dict[tuple[object, ...], list[ManifestEntry]] = {}
+_ENTRIES_LOCK = threading.Lock()
+
+
+def _stat_key(path: Path) -> tuple[int, int] | None:
+    """(mtime_ns, size) of a file or folder (a folder's mtime changes when a file is added or removed)."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
 class SnapshotFilingsSource:
     """Recorded filings of the corpus folder (``Settings.corpus_dir``) as Documents."""
 
@@ -120,8 +134,19 @@ class SnapshotFilingsSource:
         self._entries: list[ManifestEntry] | None = None
 
     def _all_entries(self) -> list[ManifestEntry]:
+        """The manifest's rows and the 8-K headers, read once per process while the files are unchanged (every
+        research run opens a source; parsing the 8-K headers and the ticker map costs ~60 ms)."""
         if self._entries is None:
-            self._entries = read_manifest(self.manifest_path) + self._eight_k_entries()
+            key = (str(self.sec_dir.resolve()), *(_stat_key(p) for p in (
+                self.manifest_path, self.sec_dir / "8k", self.sec_dir / "company_tickers.json")))
+            with _ENTRIES_LOCK:
+                cached = _ENTRIES.get(key)
+            if cached is None:
+                cached = read_manifest(self.manifest_path) + self._eight_k_entries()
+                with _ENTRIES_LOCK:
+                    _ENTRIES.clear()  # one corpus per process in practice: keep only the latest read
+                    _ENTRIES[key] = cached
+            self._entries = list(cached)
         return self._entries
 
     def _eight_k_entries(self) -> list[ManifestEntry]:

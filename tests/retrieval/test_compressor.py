@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 import re
 from datetime import date
 
@@ -95,6 +96,38 @@ def test_near_duplicate_threshold_by_hand() -> None:
     assert "jaccard 0.895" in nd.detail
     strict = ContextCompressor(SpaceTokenizer(), budget=1000, near_dup_threshold=0.9).run(nodes, AS_OF)
     assert len(strict.kept) == 3  # 0.8947 < 0.9
+
+
+def test_near_duplicate_clustering_equals_pairwise_jaccard_leader_clustering() -> None:
+    """The compressor's overlaps come from one sparse product over hashed shingles; the kept set, the leader each
+    discard names and its Jaccard must equal plain pairwise leader clustering with ``jaccard(shingles(...))``."""
+    rng = random.Random(7)
+    vocab = [f"t{i}" for i in range(40)]
+    bases = [[rng.choice(vocab) for _ in range(30)] for _ in range(6)]
+    texts = ["", "— —"]  # no words, so no shingles: identical to each other (Jaccard 1.0), yet not exact copies
+    while len(texts) < 62:
+        w = list(rng.choice(bases))
+        for _ in range(rng.randint(0, 3)):  # one edit keeps J ~0.8, more fall below
+            w[rng.randrange(len(w))] = rng.choice(vocab)
+        text = " ".join(w[: rng.randint(27, 30)])
+        if text not in texts:  # exact copies are the exact-duplicate stage's, not this one's
+            texts.append(text)
+    nodes = [node(f"n{i:02d}", t, 1.0 - i / 100) for i, t in enumerate(texts)]
+    res = ContextCompressor(SpaceTokenizer(), budget=10**6, near_dup_threshold=0.8).run(nodes, AS_OF)
+    leaders: list[tuple[str, frozenset[tuple[str, ...]]]] = []
+    expected: dict[str, tuple[str, float]] = {}
+    for n in nodes:
+        sh = shingles(n.text)
+        match = next(((lid, j) for lid, lsh in leaders if (j := jaccard(sh, lsh)) >= 0.8), None)
+        if match is None:
+            leaders.append((n.id, sh))
+        else:
+            expected[n.id] = match
+    assert [n.id for n in res.kept] == [lid for lid, _ in leaders]
+    near = {d.node.id: d for d in res.discarded if d.reason is DiscardReason.NEAR_DUPLICATE}
+    assert {k: d.of for k, d in near.items()} == {k: lid for k, (lid, _) in expected.items()}
+    assert all(f"jaccard {expected[k][1]:.3f}" in d.detail for k, d in near.items())
+    assert 5 < len(near) < 55  # the case mixes clustered and distinct nodes
 
 
 def test_decay_reorders_and_decides_cluster_leader() -> None:

@@ -52,6 +52,16 @@ def test_list_entries_are_typed_and_filterable(corpus: Path) -> None:
     assert source.tickers() == ("ACME", "BETA")
 
 
+def test_entries_are_read_once_per_process_and_again_when_the_corpus_changes(corpus: Path) -> None:
+    first = SnapshotFilingsSource(corpus).list_entries()
+    assert SnapshotFilingsSource(corpus).list_entries() == first  # a new source (each research run opens one)
+    manifest = corpus / "sec" / "filings" / "manifest.csv"
+    manifest.write_text(MANIFEST + "GAMA,0000011111,Gama plc,10-K,2025-04-01,,,,GAMA/g.html\n")
+    assert SnapshotFilingsSource(corpus).tickers() == ("ACME", "BETA", "GAMA")  # re-recorded: read again
+    (corpus / "sec" / "8k").mkdir()  # the 8-K folder appearing changes the key too
+    assert len(SnapshotFilingsSource(corpus).list_entries()) == 4
+
+
 def test_unknown_ticker_or_form_names_what_is_available(corpus: Path) -> None:
     source = SnapshotFilingsSource(corpus)
     with pytest.raises(NotFoundError, match=r"ZZZ.*recorded tickers: ACME, BETA"):
