@@ -12,9 +12,7 @@ with ``difflib.SequenceMatcher.ratio`` (Ratcliff/Obershelp), so it stays fast on
 from __future__ import annotations
 
 import re
-import threading
 from bisect import bisect_right
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -22,6 +20,7 @@ from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
 from equimind.errors import NotFoundError
+from equimind.lru import LRU
 from equimind.models import Citation, Figure, sha256_hex
 
 __all__ = [
@@ -205,27 +204,19 @@ def closest_passage(norm: NormalisedText, nquote: str) -> tuple[int, int, float]
     return best
 
 
-_NORM_CACHE: OrderedDict[tuple[str, int, int], NormalisedText] = OrderedDict()
-_NORM_CACHE_SIZE = 16
-_NORM_LOCK = threading.Lock()
+_NORM_CACHE: LRU[tuple[str, int, int], NormalisedText] = LRU(16)
 
 
 def _shared_normalised(doc_id: str, text: str) -> NormalisedText:
-    """The normalised form of a document, kept for the process's last ``_NORM_CACHE_SIZE`` documents: a document id
+    """The normalised form of a document, kept for the process's last 16 documents: a document id
     is a hash of its text, and the key also holds the text's own hash and length (a lookup that reuses an id for other
     text is never served a stale form). Normalising a 10-K takes ~0.15 s; a warm research verifies dozens of quotes
     against the same few filings (measured: 40 % of a warm API research's time before this cache)."""
     key = (doc_id, hash(text), len(text))
-    with _NORM_LOCK:
-        hit = _NORM_CACHE.get(key)
-        if hit is not None:
-            _NORM_CACHE.move_to_end(key)
-            return hit
-    norm = normalise(text)
-    with _NORM_LOCK:
-        _NORM_CACHE[key] = norm
-        while len(_NORM_CACHE) > _NORM_CACHE_SIZE:
-            _NORM_CACHE.popitem(last=False)
+    norm = _NORM_CACHE.get(key)
+    if norm is None:
+        norm = normalise(text)
+        _NORM_CACHE.put(key, norm)
     return norm
 
 

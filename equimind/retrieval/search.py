@@ -8,9 +8,7 @@ the top ``rerank_top_n``). A reranker that is unavailable never invents scores: 
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -29,6 +27,7 @@ from equimind.ingest.embed_format import (
     text_with_title,
 )
 from equimind.ingest.first_answer import CAPABILITY, search_note
+from equimind.lru import LRU
 from equimind.models import Degradation, FilterSpec, SearchHit, SearchResult, StageScores
 from equimind.protocols import Embedder, Reranker, Vectors
 from equimind.retrieval.dense import dense_search
@@ -112,8 +111,7 @@ class HybridSearcher:
         self.exact_max_rows = exact_max_rows
         self.expected_embedding = EmbeddingStamp(embedder=embedder.name, text_format=parse_format(text_format))
         self._on_demand: dict[str, Vectors] = {}  # vectors of deferred chunks scored on the fly, by chunk id
-        self._queries: OrderedDict[str, Vectors] = OrderedDict()
-        self._query_lock = threading.Lock()
+        self._queries: LRU[str, Vectors] = LRU(QUERY_CACHE)
 
     @classmethod
     def open(cls, settings: Settings, embedder: Embedder, reranker: Reranker | None) -> HybridSearcher:
@@ -174,16 +172,10 @@ class HybridSearcher:
     def _query_vector(self, query: str) -> Vectors:
         """The query's embedding, kept for the process's last ``QUERY_CACHE`` queries: a research run asks the same
         aspect queries every time it runs on a ticker (the embedder is deterministic)."""
-        with self._query_lock:
-            hit = self._queries.get(query)
-            if hit is not None:
-                self._queries.move_to_end(query)
-                return hit
-        vec = self.embedder.embed_query(query)
-        with self._query_lock:
-            self._queries[query] = vec
-            while len(self._queries) > QUERY_CACHE:
-                self._queries.popitem(last=False)
+        vec = self._queries.get(query)
+        if vec is None:
+            vec = self.embedder.embed_query(query)
+            self._queries.put(query, vec)
         return vec
 
     def _score_unembedded(self, qvec: Vectors, dense: list[tuple[str, float]], bm25: list[tuple[str, float]],

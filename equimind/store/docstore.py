@@ -27,12 +27,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from equimind.errors import ConfigError, NotFoundError
+from equimind.lru import LRU
 from equimind.models import Chunk, Document, DocumentRef, FilterSpec, Parent
 from equimind.store import docstore_schema as sch
 from equimind.store.docstore_deferred import DeferredEmbeddings
 from equimind.store.indexfiles import fingerprint
 
 log = logging.getLogger(__name__)
+SPAN_CACHE = 4096  # parent passages (~3.5 KB each) a docstore keeps in memory
 
 
 
@@ -55,6 +57,7 @@ class DocStore(DeferredEmbeddings):
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._all_lock = threading.Lock()
+        self._spans: LRU[tuple[str, int, int], str] = LRU(SPAN_CACHE)  # see get_text_spans
         self._init_schema()
 
     # ------------------------------------------------------------------ connections
@@ -204,16 +207,9 @@ class DocStore(DeferredEmbeddings):
         return str(row[0])
 
     def get_text_spans(self, spans: Sequence[tuple[str, int, int]]) -> list[str]:
-        """``document.text[start:end]`` for each (doc_id, start, end), read by SQL ``substr`` (no full-text copy)."""
-        out: list[str] = []
-        conn = self._conn()
-        for doc_id, start, end in spans:
-            row = conn.execute("SELECT substr(text, ?, ?) FROM documents WHERE id = ?",
-                               (start + 1, max(0, end - start), doc_id)).fetchone()
-            if row is None:
-                raise NotFoundError(f"document {doc_id} is not in the docstore; ingest it first")
-            out.append(str(row[0]))
-        return out
+        """``document.text[start:end]`` for each (doc_id, start, end), read by SQL ``substr`` (no full-text copy).
+        The last ``SPAN_CACHE`` spans read are kept (see ``docstore_schema.span_texts``)."""
+        return sch.span_texts(self._conn(), spans, self._spans)
 
     def get_refs(self, doc_ids: Iterable[str]) -> dict[str, DocumentRef]:
         """DocumentRef (metadata without text) for the ids that exist."""

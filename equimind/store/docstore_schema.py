@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import date
 from typing import Any
 
+from equimind.errors import NotFoundError
+from equimind.lru import LRU
 from equimind.models import (
     Chunk,
     Document,
@@ -203,6 +205,25 @@ def chunks_in(conn: sqlite3.Connection, only_indexed: bool) -> Iterator[Chunk]:
         text = conn.execute("SELECT text FROM documents WHERE id = ?", (doc_id,)).fetchone()[0]
         for r in conn.execute(q, (doc_id,)).fetchall():
             yield row_to_chunk(r, r["t"] if r["t"] is not None else text[r["start"] : r["end"]])
+
+
+def span_texts(conn: sqlite3.Connection, spans: Sequence[tuple[str, int, int]],
+               cache: LRU[tuple[str, int, int], str]) -> list[str]:
+    """``document.text[start:end]`` for each (doc_id, start, end) by SQL ``substr``, through ``cache``: a document id
+    is a hash of its text, so a span of it never changes (a research run's searches read the same parents again)."""
+    out: list[str] = []
+    for key in spans:
+        text = cache.get(key)
+        if text is None:
+            doc_id, start, end = key
+            row = conn.execute("SELECT substr(text, ?, ?) FROM documents WHERE id = ?",
+                               (start + 1, max(0, end - start), doc_id)).fetchone()
+            if row is None:
+                raise NotFoundError(f"document {doc_id} is not in the docstore; ingest it first")
+            text = str(row[0])
+            cache.put(key, text)
+        out.append(text)
+    return out
 
 
 def batches(items: list[str]) -> Iterator[list[str]]:
