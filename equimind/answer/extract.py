@@ -13,6 +13,8 @@ Deterministic: scores, then document order.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import math
 import re
 from collections.abc import Sequence
@@ -68,7 +70,17 @@ def holds(term: str, stems: frozenset[str]) -> bool:
         return True
     if len(term) < PREFIX:
         return False
-    return any(len(w) >= PREFIX and (w.startswith(term) or term.startswith(w)) for w in stems)
+    if any(term[:n] in stems for n in range(PREFIX, len(term))):  # a stem of >= PREFIX characters starts the term
+        return True
+    ordered = _sorted_stems(stems)  # a stem the term starts (it is >= PREFIX long, as the term is): bisect
+    i = bisect.bisect_left(ordered, term)
+    return i < len(ordered) and ordered[i].startswith(term)
+
+
+@functools.lru_cache(maxsize=4096)
+def _sorted_stems(stems: frozenset[str]) -> tuple[str, ...]:
+    # A unit's stem set is asked about every term of the question (a frozenset keeps its hash: lookups are cheap).
+    return tuple(sorted(stems))
 
 
 def holds_term(term: Term, stems: frozenset[str]) -> bool:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from enum import StrEnum
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from equimind.errors import ConfigError
 from equimind.models import FilterSpec, Rating
@@ -44,6 +44,8 @@ class EvidenceEntry:
 
 
 class SummaryItem(BaseModel):
+    model_config = ConfigDict(frozen=True)  # shared by the summaries cache (memory/summaries.py)
+
     text: str
     score: float
     date: date

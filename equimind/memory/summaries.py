@@ -7,12 +7,13 @@ Evidence text is split into sentences, each scored ``min(numbers, 3) + 0.5 × mi
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from datetime import date, timedelta
 
 from equimind.analytics.aspects import Aspect, term_hits
-from equimind.analytics.text import count_financial_numbers, split_sentences
+from equimind.analytics.text import TEXT_CACHE, count_financial_numbers, split_sentences
 from equimind.memory.records import TOP_K, EvidenceEntry, Level, PeriodSummary, SummaryItem
 
 _MIN_WORDS, _MAX_CHARS = 6, 600
@@ -43,6 +44,12 @@ def sentence_score(sentence: str, node_score: float) -> float:
 
 
 def entry_sentences(entry: EvidenceEntry) -> list[SummaryItem]:
+    return list(_entry_sentences(entry))
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _entry_sentences(entry: EvidenceEntry) -> tuple[SummaryItem, ...]:
+    # Cached per (immutable) entry: every run rebuilds the summaries of its quarter from the same stored evidence.
     out = []
     for s, e in split_sentences(entry.text):
         text = entry.text[s:e].strip()
@@ -52,7 +59,7 @@ def entry_sentences(entry: EvidenceEntry) -> list[SummaryItem]:
         out.append(SummaryItem(text=text, score=round(sentence_score(text, entry.score), 4), date=entry.date,
                                doc_id=entry.doc_id, start=entry.start + s + lead,
                                end=entry.start + s + lead + len(text), source=entry.source, form=entry.form))
-    return out
+    return tuple(out)
 
 
 def _top(items: Sequence[SummaryItem], k: int) -> list[SummaryItem]:

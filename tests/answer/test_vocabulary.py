@@ -37,3 +37,25 @@ def test_money_verbs_are_not_required_of_an_amount_answer() -> None:
     assert [t.key for t in content_terms(stems, STEM, amount_ask=True)] == ["buy back", "share"]
     assert [t.key for t in content_terms(stems, STEM, amount_ask=False)] == ["spend", "buy back", "share"]
     assert [t.key for t in content_terms(["spend"], STEM, amount_ask=True)] == ["spend"]  # never empty
+
+
+def test_prefix_matching_equals_the_definition_on_random_words() -> None:
+    """``holds`` finds prefix relatives by set lookups and a bisect; it must agree with its definition (a stem of
+    at least PREFIX characters that starts the term, or that the term starts) on every case."""
+    import random
+
+    from equimind.answer.extract import PREFIX, holds
+
+    def by_definition(term: str, stems: frozenset[str]) -> bool:
+        return term in stems or (len(term) >= PREFIX and any(
+            len(w) >= PREFIX and (w.startswith(term) or term.startswith(w)) for w in stems))
+
+    rng = random.Random(3)
+    seen = set()
+    for _ in range(5000):
+        stems = frozenset("".join(rng.choice("abcd") for _ in range(rng.randint(1, 9)))
+                          for _ in range(rng.randint(0, 30)))
+        term = "".join(rng.choice("abcd") for _ in range(rng.randint(1, 9)))
+        assert holds(term, stems) is by_definition(term, stems), (term, sorted(stems))
+        seen.add(by_definition(term, stems))
+    assert seen == {True, False}
