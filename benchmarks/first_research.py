@@ -14,7 +14,8 @@
    run). Target ≤ 0.25 × reference. Peak RSS of one research ≤ 1.5 GiB.
 4. **API** (``equimind serve`` in a subprocess, one worker): a first research on each of ``--api-tickers`` (cold per
    ticker), then warm research: 10 sequential requests (p50 ≤ 0.5 s), then 4 concurrent clients on different tickers,
-   5 rounds (p95 ≤ 2 s); the worker's resident and peak memory (``/proc/PID/status`` VmRSS / VmHWM) after serving.
+   5 rounds (p95 ≤ 2 s); both rotate five phrasings of the question (``WARM_QUESTIONS``), so a request is rarely a
+   repeat of an earlier one; the worker's resident and peak memory (``/proc/PID/status`` VmRSS / VmHWM) after serving.
 
 The machine is shared: the load average before and after is recorded; ratios are the comparable figures.
 Writes benchmarks/results/first_research.json (rewritten after each stage, so a cut run keeps what it measured).
@@ -43,6 +44,10 @@ log = logging.getLogger("first_research")
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "benchmarks" / "results" / "first_research.json"
 QUESTION = "Should I invest in {name}?"
+# The warm API phases rotate these, so they measure a server answering new questions on stored tickers, not the
+# same request again.
+WARM_QUESTIONS = (QUESTION, "Is {name} a buy right now?", "What are the main risks and prospects for {name}?",
+                  "Would you recommend {name} stock for a long-term portfolio?", "How attractive is {name} today?")
 NAMES = {"NVDA": "NVIDIA", "AAPL": "Apple", "TSLA": "Tesla", "MSFT": "Microsoft", "AMZN": "Amazon",
          "GOOGL": "Alphabet", "META": "Meta", "JPM": "JPMorgan", "NFLX": "Netflix", "XOM": "Exxon"}
 AS_OF = "2025-09-30"
@@ -143,10 +148,10 @@ def _proc_memory(pid: int) -> dict[str, float]:
     return out
 
 
-async def _research(client: Any, base: str, ticker: str) -> float:
+async def _research(client: Any, base: str, ticker: str, question: str = QUESTION) -> float:
     t0 = time.perf_counter()
     r = await client.post(f"{base}/api/v1/research", json={
-        "ticker": ticker, "question": QUESTION.format(name=NAMES.get(ticker, ticker)), "as_of": AS_OF})
+        "ticker": ticker, "question": question.format(name=NAMES.get(ticker, ticker)), "as_of": AS_OF})
     if r.status_code != 200:
         raise SystemExit(f"research {ticker}: HTTP {r.status_code} {r.text[:500]}")
     return time.perf_counter() - t0
@@ -162,12 +167,15 @@ async def _api_phases(base: str, tickers: list[str]) -> dict[str, Any]:
         while (await client.get(f"{base}/api/v1/health")).json()["store"].get("deferred", 0):
             await asyncio.sleep(0.5)
         out["background_indexing_s"] = round(time.perf_counter() - t0, 2)
-        seq = [await _research(client, base, tickers[i % len(tickers)]) for i in range(10)]
+        seq = [await _research(client, base, tickers[i % len(tickers)], WARM_QUESTIONS[i % len(WARM_QUESTIONS)])
+               for i in range(10)]
         out["warm_sequential"] = {"n": len(seq), "p50_s": round(statistics.median(seq), 3),
                                   "max_s": round(max(seq), 3)}
         conc: list[float] = []
-        for _ in range(5):
-            conc += await asyncio.gather(*(_research(client, base, t) for t in tickers[:4]))
+        for round_ in range(5):
+            phrasing = [WARM_QUESTIONS[(round_ + i) % len(WARM_QUESTIONS)] for i in range(4)]
+            conc += await asyncio.gather(*(_research(client, base, t, q)
+                                           for t, q in zip(tickers[:4], phrasing, strict=False)))
         conc.sort()
         out["warm_concurrent"] = {"clients": min(4, len(tickers)), "n": len(conc),
                                   "p50_s": round(statistics.median(conc), 3),
