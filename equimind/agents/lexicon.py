@@ -75,16 +75,21 @@ def load_lexicon(directory: Path) -> Lexicon:
 def tone(text: str, lexicon: Lexicon) -> Tone:
     """Count LM words in ``text`` (negated positives count as negative)."""
     tokens = [t.upper() for t in _TOKEN.findall(text)]
-    pos = neg = unc = lit = con = 0
+    positive, negative = lexicon.words.get(LMCategory.POSITIVE, frozenset()), lexicon.words.get(
+        LMCategory.NEGATIVE, frozenset())
+    pos = neg = 0
     for i, tok in enumerate(tokens):
-        if lexicon.has(LMCategory.POSITIVE, tok):
+        if tok in positive:
             if _NEGATIONS.intersection(tokens[max(0, i - _NEGATION_WINDOW):i]):
                 neg += 1
             else:
                 pos += 1
-        elif lexicon.has(LMCategory.NEGATIVE, tok):
+        elif tok in negative:
             neg += 1
-        unc += lexicon.has(LMCategory.UNCERTAINTY, tok)
-        lit += lexicon.has(LMCategory.LITIGIOUS, tok)
-        con += lexicon.has(LMCategory.CONSTRAINING, tok)
-    return Tone(tokens=len(tokens), positive=pos, negative=neg, uncertainty=unc, litigious=lit, constraining=con)
+
+    def count(category: LMCategory) -> int:
+        words = lexicon.words.get(category, frozenset())
+        return sum(1 for tok in tokens if tok in words)
+
+    return Tone(tokens=len(tokens), positive=pos, negative=neg, uncertainty=count(LMCategory.UNCERTAINTY),
+                litigious=count(LMCategory.LITIGIOUS), constraining=count(LMCategory.CONSTRAINING))

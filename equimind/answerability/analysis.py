@@ -17,6 +17,7 @@ analysis. The statistics over stored documents live in ``answerability_index``; 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -319,4 +320,10 @@ def _stems(words: list[str], stem: Any) -> list[str]:
 def stem_sets(texts: Iterable[str], stem: Any) -> list[frozenset[str]]:
     """The stemmed token set of each text, tokenised as the BM25 index tokenises (function words kept: they never
     are focus terms, so keeping them costs nothing and keeps this independent of the stopword list)."""
-    return [frozenset(stem.stemWords(TOKEN.findall(t.lower()))) for t in texts]
+    return [_stem_set(t, stem) for t in texts]
+
+
+@functools.lru_cache(maxsize=16_384)  # texts: passages and their sentence / row units
+def _stem_set(text: str, stem: Any) -> frozenset[str]:
+    # Cached per (text, stemmer): answerability and the answerer stem the same passages and units on every run.
+    return frozenset(stem.stemWords(TOKEN.findall(text.lower())))
