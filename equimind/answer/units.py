@@ -101,13 +101,17 @@ def passage_units(text: str, passage: PassageRead, rank: int) -> list[Unit]:
     """The sentences and table rows of ``text[passage.start:passage.end]``."""
     units: list[Unit] = []
     pos = passage.start
+    above: tuple[int, Span | None, Span | None] = (-2, None, None)  # (end, header, caption) of the last row read
     while pos < passage.end:
         a, b = _line_bounds(text, pos)
         a, b = max(a, passage.start), min(b, passage.end)
         line = text[a:b]
         if line.startswith("|"):
             if not _SEPARATOR.match(line) and b > a:
-                header, caption = table_header(text, a)
+                # The row right below a row that has a header shares its header and caption (both are fixed by the
+                # table's top lines): no walk up the table for every row.
+                header, caption = above[1:] if above[0] + 1 == a and above[1] is not None else table_header(text, a)
+                above = (b, header, caption)
                 if header is not None:  # None: this line is the table's header row, not an answer
                     units.append(Unit(passage.doc_id, UnitKind.ROW, Span(a, b, line), passage, rank, header,
                                       caption))

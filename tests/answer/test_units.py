@@ -1,0 +1,48 @@
+"""Answer units: the sentences and table rows of a passage, each row with its table's header and caption."""
+
+from __future__ import annotations
+
+import random
+
+from equimind.answer.record import PassageRead
+from equimind.answer.units import _SEPARATOR, UnitKind, passage_units, table_header
+
+
+def _random_text(rng: random.Random) -> str:
+    lines: list[str] = []
+    for _ in range(rng.randint(3, 12)):
+        kind = rng.random()
+        if kind < 0.3:
+            lines.append(rng.choice(["Revenue by segment (in millions)", "", "Table 4.", "We sold more chips."]))
+        else:  # a table block: maybe a separator anywhere, including first
+            for r in range(rng.randint(1, 8)):
+                sep = rng.random() < 0.2
+                lines.append("|---|---|" if sep else f"| item {r} | {rng.randint(1, 999)} |")
+    return "\n".join(lines)
+
+
+def test_rows_get_the_header_and_caption_a_walk_up_the_table_gives() -> None:
+    """passage_units reuses the row above's header instead of walking up the table for each row; every row's header
+    and caption must equal ``table_header`` run for it, for passages starting and ending anywhere."""
+    rng = random.Random(11)
+    checked = 0
+    for _ in range(300):
+        text = _random_text(rng)
+        start = rng.randint(0, max(0, len(text) - 1))
+        end = rng.randint(start, len(text))
+        passage = PassageRead(doc_id="d", start=start, end=end, score=1.0)
+        for u in passage_units(text, passage, 0):
+            if u.kind is UnitKind.ROW:
+                assert (u.header, u.caption) == table_header(text, u.span.start)
+                checked += 1
+        expected = []  # the rows a walk up the table finds a header for: each is a unit, and no other row is
+        pos = start
+        while pos < end:
+            a = max(text.rfind("\n", 0, pos) + 1, start)
+            b = min(len(text) if text.find("\n", pos) < 0 else text.find("\n", pos), end)
+            line = text[a:b]
+            if line.startswith("|") and not _SEPARATOR.match(line) and b > a and table_header(text, a)[0] is not None:
+                expected.append(a)
+            pos = b + 1
+        assert [u.span.start for u in passage_units(text, passage, 0) if u.kind is UnitKind.ROW] == expected
+    assert checked > 300
