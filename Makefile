@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 test: install
-	EQUIMIND_SHARED=$(SHARED) $(BIN)/python -m pytest -q
+	EQUIMIND_SHARED=$(SHARED) $(BIN)/python -m pytest -q --durations=25
 
 demo: install
 	EQUIMIND_SHARED=$(SHARED) SNAPSHOT=$(SNAPSHOT) TICKER=$(TICKER) QUESTION="$(QUESTION)" bash scripts/demo.sh
