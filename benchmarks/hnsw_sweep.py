@@ -66,19 +66,31 @@ def build(n: int, m: int, efc: int, home: Path, n_queries: int) -> dict[str, Any
             "store_mb": round(sum(f.stat().st_size for f in home.rglob("*") if f.is_file()) / 2**20, 1)}
 
 
+def _rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return float("nan")
+
+
 def worker(home: Path, ef: int, m: int, efc: int) -> dict[str, Any]:
     """One ef_search in this fresh process: served and raw recall, hybrid latency, peak RSS."""
     settings = Settings(home=home, retrieval_mode="hybrid", hnsw_m=m, hnsw_ef_construction=efc, hnsw_ef_search=ef)
     qs = np.load(home / "queries.npy")
     texts = json.loads((home / "queries.json").read_text())
     queries = list(zip(texts, qs, strict=True))
+    rss: dict[str, float] = {"start": _rss_mb()}
     docstore = DocStore(settings.docstore_path)
     vectors = ChromaVectorStore.from_settings(settings)
     embedder = TableEmbedder(dict(queries))
     indexes = LocalIndexes(settings.bm25_path, docstore, vectors, DIM, "table")
     searcher = HybridSearcher(settings, docstore, vectors, indexes, embedder, None,  # type: ignore[arg-type]
                               exact_max_rows=HNSW_ROWS)
+    rss["stores_open"] = _rss_mb()
     pair, _ = indexes.current()
+    rss["local_indexes_loaded"] = _rss_mb()
+    vectors.query(qs[0], 10)
+    rss["after_first_hnsw_query"] = _rss_mb()
     flts = filters(np.random.default_rng(len(qs)), len(qs))
     out: dict[str, Any] = {"ef_search_read_back": vectors.hnsw_config().get("ef_search"), "served": {}}
     for fname, per_query in flts.items():
@@ -96,6 +108,8 @@ def worker(home: Path, ef: int, m: int, efc: int) -> dict[str, Any]:
     out["raw_k10_recall"] = round(float(np.mean(raw)), 4)
     out["hybrid_ms"] = {k: {"p50": v["p50"], "p95": v["p95"]}
                         for k, v in time_modes(searcher, queries, flts, modes=("hybrid",)).items()}
+    rss["end"] = _rss_mb()
+    out["rss_mb"] = rss  # resident set at each stage (file-backed pages of the memory-mapped matrix count)
     out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     docstore.close()
     return out
