@@ -11,7 +11,8 @@ measures, over the same queries:
   threshold lowered to 20k rows so the unfiltered query takes the ``hnsw`` route and the date filter (~33 %) the
   ``hnsw+filter`` route; the truth is exact search over the admitted rows;
 - ``raw_k10``: Chroma top-10 alone (the figure issue 16 quotes: 0.82 at ef 50);
-- p50/p95 of ``HybridSearcher.search`` (hybrid mode) unfiltered / ticker+date / date-only, and the worker's peak RSS.
+- p50/p95 of ``HybridSearcher.search`` (hybrid mode) unfiltered / ticker+date / date-only, and the worker's resident
+  set at each stage and its peak (VmHWM).
 Writes benchmarks/results/hnsw_sweep.json (rewritten after every ef).
 """
 
@@ -20,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import resource
 import shutil
 import subprocess
 import sys
@@ -66,9 +66,9 @@ def build(n: int, m: int, efc: int, home: Path, n_queries: int) -> dict[str, Any
             "store_mb": round(sum(f.stat().st_size for f in home.rglob("*") if f.is_file()) / 2**20, 1)}
 
 
-def _rss_mb() -> float:
+def _rss_mb(field: str = "VmRSS") -> float:
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return round(int(line.split()[1]) / 1024, 1)
     return float("nan")
 
@@ -110,7 +110,9 @@ def worker(home: Path, ef: int, m: int, efc: int) -> dict[str, Any]:
                         for k, v in time_modes(searcher, queries, flts, modes=("hybrid",)).items()}
     rss["end"] = _rss_mb()
     out["rss_mb"] = rss  # resident set at each stage (file-backed pages of the memory-mapped matrix count)
-    out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    # VmHWM, not getrusage's ru_maxrss: Linux carries ru_maxrss across fork + exec, so a worker started by the
+    # process that built the store reported the builder's ~15 GB (session 5's figure) instead of its own peak.
+    out["peak_rss_mb"] = _rss_mb("VmHWM")
     docstore.close()
     return out
 

@@ -7,8 +7,9 @@ change a filtered result (issue 15). Exact over the admitted rows costs at most 
 
 Why (measured on this 2-core machine at 100k chunks, see docs/decisions/0001-filtered-dense-search.md and
 benchmarks/results/search.json): Chroma's filtered HNSW query costs ~145 ms, an unfiltered one ~2 ms; the served
-recall@10 of the HNSW routes vs exact is 0.85 at ef_search 50 and 0.997 at the default 800
-(benchmarks/results/hnsw_sweep.json, text-like vectors); an exact dot product over the rows a ticker + date filter
+recall@10 of the HNSW route vs exact is 0.85 at ef_search 50 and 0.997 at 800 (benchmarks/results/hnsw_sweep.json,
+text-like vectors); at 1M rows 0.945 at 800 and 0.992 at the default 3200, where unfiltered hybrid search takes 38-47 ms
+p50 (hnsw_sweep_1m.json, ADR 0008); an exact dot product over the rows a ticker + date filter
 admits (a few thousand, contiguous thanks to the index's row order) costs well under 1 ms, a full exact scan ~8 ms.
 
 Routes (every route returns only rows that are in the local index — i.e. of documents indexed in its snapshot — and

@@ -83,7 +83,7 @@ class ChromaVectorStore:
         space: str = "cosine",
         m: int = 16,
         ef_construction: int = 200,
-        ef_search: int = 800,
+        ef_search: int = 3200,  # Settings.hnsw_ef_search (ADR 0008: recall@10 0.99 at 1M rows)
     ) -> None:
         if space not in _SPACES:
             raise ConfigError(f"unknown HNSW space {space!r}; valid: {', '.join(_SPACES)}")
