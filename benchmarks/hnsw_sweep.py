@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.machine import machine_info
+from benchmarks.scaling_worker import proc_memory_mb
 from benchmarks.search_bench import filters, ingest, pct, time_modes
 from benchmarks.search_synthetic import DIM, TableEmbedder, make_corpus, make_queries
 from equimind.config import Settings
@@ -66,31 +67,24 @@ def build(n: int, m: int, efc: int, home: Path, n_queries: int) -> dict[str, Any
             "store_mb": round(sum(f.stat().st_size for f in home.rglob("*") if f.is_file()) / 2**20, 1)}
 
 
-def _rss_mb(field: str = "VmRSS") -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(f"{field}:"):
-            return round(int(line.split()[1]) / 1024, 1)
-    return float("nan")
-
-
 def worker(home: Path, ef: int, m: int, efc: int) -> dict[str, Any]:
     """One ef_search in this fresh process: served and raw recall, hybrid latency, peak RSS."""
     settings = Settings(home=home, retrieval_mode="hybrid", hnsw_m=m, hnsw_ef_construction=efc, hnsw_ef_search=ef)
     qs = np.load(home / "queries.npy")
     texts = json.loads((home / "queries.json").read_text())
     queries = list(zip(texts, qs, strict=True))
-    rss: dict[str, float] = {"start": _rss_mb()}
+    rss: dict[str, float] = {"start": proc_memory_mb()["rss_mb"]}
     docstore = DocStore(settings.docstore_path)
     vectors = ChromaVectorStore.from_settings(settings)
     embedder = TableEmbedder(dict(queries))
     indexes = LocalIndexes(settings.bm25_path, docstore, vectors, DIM, "table")
     searcher = HybridSearcher(settings, docstore, vectors, indexes, embedder, None,  # type: ignore[arg-type]
                               exact_max_rows=HNSW_ROWS)
-    rss["stores_open"] = _rss_mb()
+    rss["stores_open"] = proc_memory_mb()["rss_mb"]
     pair, _ = indexes.current()
-    rss["local_indexes_loaded"] = _rss_mb()
+    rss["local_indexes_loaded"] = proc_memory_mb()["rss_mb"]
     vectors.query(qs[0], 10)
-    rss["after_first_hnsw_query"] = _rss_mb()
+    rss["after_first_hnsw_query"] = proc_memory_mb()["rss_mb"]
     flts = filters(np.random.default_rng(len(qs)), len(qs))
     out: dict[str, Any] = {"ef_search_read_back": vectors.hnsw_config().get("ef_search"), "served": {}}
     for fname, per_query in flts.items():
@@ -108,11 +102,11 @@ def worker(home: Path, ef: int, m: int, efc: int) -> dict[str, Any]:
     out["raw_k10_recall"] = round(float(np.mean(raw)), 4)
     out["hybrid_ms"] = {k: {"p50": v["p50"], "p95": v["p95"]}
                         for k, v in time_modes(searcher, queries, flts, modes=("hybrid",)).items()}
-    rss["end"] = _rss_mb()
+    rss["end"] = proc_memory_mb()["rss_mb"]
     out["rss_mb"] = rss  # resident set at each stage (file-backed pages of the memory-mapped matrix count)
     # VmHWM, not getrusage's ru_maxrss: Linux carries ru_maxrss across fork + exec, so a worker started by the
     # process that built the store reported the builder's ~15 GB (session 5's figure) instead of its own peak.
-    out["peak_rss_mb"] = _rss_mb("VmHWM")
+    out["peak_rss_mb"] = proc_memory_mb()["peak_rss_mb"]
     docstore.close()
     return out
 
@@ -135,7 +129,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--out", type=Path, default=RESULTS)
     p.add_argument("--root", type=Path, default=None,
                    help="keep the built stores here (default: a temporary directory, removed); a build found here "
-                        "complete (it has queries.npy) is reused, so an ef can be added without a rebuild")
+                        "complete (it has build.json) is reused, so an ef can be added without a rebuild")
     p.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
@@ -154,7 +148,7 @@ def main(argv: list[str] | None = None) -> None:
         for spec in args.builds:
             m, efc = map(int, spec.split(":"))
             home = root / f"m{m}-efc{efc}"
-            if keep and (home / "queries.npy").exists() and (home / "build.json").exists():
+            if keep and (home / "build.json").exists():  # written last: the build finished
                 entry = json.loads((home / "build.json").read_text())
                 log.info("reusing the build in %s", home)
             else:

@@ -199,21 +199,17 @@ class ContextCompressor:
     def _dedup_near(self, nodes: list[EvidenceNode], discarded: list[Discarded]) -> list[EvidenceNode]:
         """Leader clustering over the exact pairwise shingle overlaps (``_overlaps``: one sparse product)."""
         sets = [_shingle_ids(n.text, self.shingle_size) for n in nodes]
-        sizes = np.array([len(a) for a in sets], dtype=np.int64)
-        inter = _overlaps(sets)
+        sizes = [len(a) for a in sets]
+        inter = _overlaps(sets).tolist()
         leaders: list[int] = []
         for i, n in enumerate(nodes):
-            if leaders:
-                lead = np.asarray(leaders)
-                both = sizes[i] + sizes[lead]
-                union = both - inter[i, lead]
-                sims = np.where(both == 0, 1.0, inter[i, lead] / np.maximum(union, 1))
-                close = np.flatnonzero(sims >= self.near_dup_threshold)
-                if close.size:
-                    leader, j = nodes[int(lead[close[0]])], float(sims[close[0]])
-                    discarded.append(Discarded(n, DiscardReason.NEAR_DUPLICATE,
-                                               f"near-duplicate of {leader.id} (jaccard {j:.3f})", of=leader.id))
-                    continue
+            match = next(((k, j) for k in leaders
+                          if (j := _jaccard_counts(inter[i][k], sizes[i], sizes[k])) >= self.near_dup_threshold), None)
+            if match is not None:
+                leader, j = nodes[match[0]], match[1]
+                discarded.append(Discarded(n, DiscardReason.NEAR_DUPLICATE,
+                                           f"near-duplicate of {leader.id} (jaccard {j:.3f})", of=leader.id))
+                continue
             leaders.append(i)
         return [nodes[i] for i in leaders]
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import csv
 import json
 import logging
-import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING
 from equimind.errors import EquiMindError, NotFoundError, ParseError
 from equimind.ingest.parse import PARSER_VERSION, parse_filing_html
 from equimind.ingest.pipeline import SourceFailure
+from equimind.lru import LRU
 from equimind.models import Document, Origin, Section, Source
 
 if TYPE_CHECKING:
@@ -104,8 +104,7 @@ def ticker_by_cik(company_tickers: Path) -> dict[str, str]:
     return out
 
 
-_ENTRIES: dict[tuple[object, ...], list[ManifestEntry]] = {}
-_ENTRIES_LOCK = threading.Lock()
+_ENTRIES: LRU[tuple[object, ...], list[ManifestEntry]] = LRU(1)  # one corpus per process in practice: the latest
 
 
 def _stat_key(path: Path) -> tuple[int, int] | None:
@@ -139,13 +138,10 @@ class SnapshotFilingsSource:
         if self._entries is None:
             key = (str(self.sec_dir.resolve()), *(_stat_key(p) for p in (
                 self.manifest_path, self.sec_dir / "8k", self.sec_dir / "company_tickers.json")))
-            with _ENTRIES_LOCK:
-                cached = _ENTRIES.get(key)
+            cached = _ENTRIES.get(key)
             if cached is None:
                 cached = read_manifest(self.manifest_path) + self._eight_k_entries()
-                with _ENTRIES_LOCK:
-                    _ENTRIES.clear()  # one corpus per process in practice: keep only the latest read
-                    _ENTRIES[key] = cached
+                _ENTRIES.put(key, cached)
             self._entries = list(cached)
         return self._entries
 
