@@ -101,8 +101,9 @@ class EquiMindEngine:
         if use_auto and (flt is None or flt.is_empty()):
             parsed = self.services.filter_parser().explain(query)
             flt, note = parsed.spec, parsed.describe()
-        searched = shape_query(query).text if self.settings.query_shaping else query
-        result = self.services.searcher().search(searched, flt, mode=mode, top_k=top_k)
+        shaped = shape_query(query) if self.settings.query_shaping else None
+        searched, terms = (shaped.text, " ".join(shaped.terms)) if shaped is not None else (query, "")
+        result = self.services.searcher().search(searched, flt, mode=mode, top_k=top_k, sparse_terms=terms)
         if note is None:
             return result
         problem = self.services.identity_problem

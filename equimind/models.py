@@ -261,6 +261,8 @@ class SearchHit(BaseModel):
 
 class SearchResult(BaseModel):
     query: str
+    sparse_terms: str = Field(default="", description="Words the BM25 leg searched for besides the query (the "
+                              "XBRL concept words of the metrics it names; retrieval/query_shape.py).")
     mode: str
     filters: dict[str, Any]
     hits: list[SearchHit]

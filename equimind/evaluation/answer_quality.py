@@ -35,6 +35,7 @@ from equimind.engine import EquiMindEngine
 from equimind.evaluation.answer_probe import AS_OF, gold_numbers, run_probe, wilson
 from equimind.evaluation.financebench import open_store
 from equimind.evaluation.golden import load_golden, resolve
+from equimind.evaluation.runner import product_variant
 from equimind.models import Document
 
 if TYPE_CHECKING:
@@ -135,13 +136,14 @@ def golden_answers(engine: EquiMindEngine) -> dict[str, Any]:
 
 
 def financebench_engine(settings: Settings, data_dir: Path, cache_dir: Path) -> tuple[EquiMindEngine, Any]:
-    """An engine over the FinanceBench context store under ``cache_dir/context`` (ingested from the PDFs on first
-    use), offline: the recorded corpus as its sources (the SEC ticker map that names the PDFs' registrants; no
+    """An engine over the FinanceBench product-format store under ``cache_dir/<variant>`` (ingested from the PDFs on
+    first use), offline: the recorded corpus as its sources (the SEC ticker map that names the PDFs' registrants; no
     network), no LLM."""
-    store_settings = settings.model_copy(update={"home": cache_dir / "context", "provider": ProviderName.OFFLINE,
+    variant = product_variant()
+    store_settings = settings.model_copy(update={"home": cache_dir / variant, "provider": ProviderName.OFFLINE,
                                                  "snapshot": settings.corpus_dir})
     services: Services
-    services, ingest = open_store(store_settings, data_dir, "context")
+    services, ingest = open_store(store_settings, data_dir, variant)
     return EquiMindEngine(services), ingest
 
 

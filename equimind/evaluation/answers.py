@@ -41,8 +41,7 @@ from equimind.evaluation.golden import (
     snapshot_documents,
 )
 from equimind.evaluation.report import corpus_signature
-from equimind.evaluation.runner import VARIANT_FORMATS
-from equimind.ingest.embed_format import PRODUCT_FORMAT
+from equimind.evaluation.runner import product_variant
 from equimind.models import Recommendation, sha256_hex
 from equimind.services import open_services
 
@@ -173,8 +172,7 @@ def _product_seed(cache_dir: Path) -> Path:
     """The cached golden store embedded the way the product embeds (a store of another format would be refused by
     the product pipeline and flagged degraded by its search)."""
 
-    variant = next(v for v, fmt in VARIANT_FORMATS.items() if fmt == PRODUCT_FORMAT.value)
-    return cache_dir.parent / "golden" / variant
+    return cache_dir.parent / "golden" / product_variant()
 
 
 def _ensure_filings(engine: EquiMindEngine, corpus_dir: Path, questions: Sequence[GoldenQuestion]) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 from equimind.config import Settings
 from equimind.errors import NotFoundError
 from equimind.evaluation.golden import FilingKey, load_golden, run_golden
+from equimind.evaluation.runner import product_variant
 
 GATE_FILINGS: frozenset[FilingKey] = frozenset({
     ("AAPL", "10-Q", date(2025, 8, 1)),
@@ -31,7 +32,7 @@ GATE_FILINGS: frozenset[FilingKey] = frozenset({
 })
 GATE_ARMS: tuple[str, ...] = ("dense", "bm25", "hybrid")
 GATE_METRICS: tuple[str, ...] = ("recall_any@10", "mrr@10", "ndcg@10")
-GATE_VARIANT = "context"  # the product's embedding text (title | section header, ingest/embed_format.py)
+GATE_VARIANT = product_variant()  # the product's embedding text (ingest/embed_format.py)
 SETTING = f"{GATE_VARIANT}/shared"
 
 

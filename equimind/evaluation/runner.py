@@ -18,7 +18,7 @@ import numpy as np
 
 from equimind.config import Settings
 from equimind.evaluation.metrics import Judgement, bootstrap_ci, paired_bootstrap_ci, score_judgements
-from equimind.ingest.embed_format import EmbeddingStamp, mismatch, parse_format, read_stamp
+from equimind.ingest.embed_format import PRODUCT_FORMAT, EmbeddingStamp, mismatch, parse_format, read_stamp
 from equimind.models import Document, FilterSpec, SearchHit, SearchResult
 from equimind.retrieval.search import HybridSearcher
 from equimind.services import open_services
@@ -166,15 +166,15 @@ def fusion_sweep(services: Services, queries: Sequence[EvalQuery], hybrid: ArmRu
 
 def end_to_end(runs: dict[tuple[str, str], dict[str, ArmRun]], sweeps: dict[tuple[str, str], dict[str, ArmRun]],
                seed: int = 0) -> dict[str, Any] | None:
-    """What the product searches now (context store, parsed filter, hybrid as configured) vs where it started (base
-    store, no filter, plain RRF), paired over the same questions; None when either run is missing."""
-    after = runs.get(("context", "shared_parsed"), {}).get("hybrid")
+    """What the product searches now (product-format store, parsed filter, hybrid as configured) vs where it started
+    (base store, no filter, plain RRF), paired over the same questions; None when either run is missing."""
+    after = runs.get((product_variant(), "shared_parsed"), {}).get("hybrid")
     before = sweeps.get(("base", "shared"), {}).get("bm25=1.0")
     diff = compare(after, before, seed=seed) if after is not None and before is not None else None
     if diff is None or after is None or before is None:
         return None
     return {"before": "base store, shared, no filter, hybrid with plain RRF (BM25 weight 1.0)",
-            "after": "context store, shared + filter parsed from the question, hybrid as configured",
+            "after": f"{product_variant()} store, shared + filter parsed from the question, hybrid as configured",
             "before_recall@10": round(float(before.scores["recall_any@10"].mean()), 4),
             "after_recall@10": round(float(after.scores["recall_any@10"].mean()), 4), "after_minus_before": diff}
 
@@ -196,16 +196,23 @@ def cross_comparisons(runs: dict[tuple[str, str], dict[str, ArmRun]], sweeps: di
 # ----------------------------------------------------------------------------------------------------------------
 # Cached evaluation stores
 
-STORE_VARIANTS: tuple[str, ...] = ("base", "context")
+STORE_VARIANTS: tuple[str, ...] = ("base", "context", "statement")
 
 
-VARIANT_FORMATS: dict[str, str] = {"base": "chunk-text-v0", "context": "title-section-v1"}
+VARIANT_FORMATS: dict[str, str] = {"base": "chunk-text-v0", "context": "title-section-v1",
+                                   "statement": "title-section-statement-v2"}
 """Embedding-text format (``equimind.ingest.embed_format``) of each store variant."""
+
+
+def product_variant() -> str:
+    """The store variant whose embedding text is the product format (``embed_format.PRODUCT_FORMAT``)."""
+    return next(v for v, fmt in VARIANT_FORMATS.items() if fmt == PRODUCT_FORMAT.value)
 
 
 def variant_format(variant: str) -> str:
     """``base``: the chunk text itself (``chunk-text-v0``); ``context``: the chunk under a one-line header of document
-    title and section (``title-section-v1``, the product format)."""
+    title and section (``title-section-v1``); ``statement``: that header plus the financial statement the chunk lies
+    in (``title-section-statement-v2``, the product format)."""
     if variant not in VARIANT_FORMATS:
         raise ValueError(f"unknown store variant {variant!r}; valid: {', '.join(STORE_VARIANTS)}")
     return VARIANT_FORMATS[variant]

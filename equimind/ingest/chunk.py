@@ -156,13 +156,15 @@ def parent_id(doc_id: str, start: int, end: int) -> str:
     return sha256_hex("parent", doc_id, str(start), str(end))
 
 
-def embedding_text(chunk: Chunk, doc_title: str) -> str:
-    """The text to embed for a child: document title and section as a one-line header, then the exact span.
+def embedding_text(chunk: Chunk, doc_title: str, caption: str | None = None) -> str:
+    """The text to embed for a child: document title, section and (when given) the financial statement it lies in as
+    a one-line header, then the exact span.
 
     ``Chunk.text`` stays the exact span (citations, BM25); only the dense vector sees this header, which lets a child
-    that never names its company or item ("Revenue increased 12%...") match queries that do.
+    that never names its company, item or statement ("Revenue increased 12%...", "Purchases of PP&E (1,577)") match
+    queries that do.
     """
-    header = " | ".join(p for p in (doc_title.strip(), chunk.section or "") if p)
+    header = " | ".join(p for p in (doc_title.strip(), chunk.section or "", caption or "") if p)
     return f"{header}\n{chunk.text}" if header else chunk.text
 
 

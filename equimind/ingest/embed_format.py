@@ -6,7 +6,10 @@ never changes. Formats are versioned by name so a store embedded one way is neve
 - ``chunk-text-v0`` — the exact chunk text (every store written before stamps existed);
 - ``title-section-v1`` — ``equimind.ingest.chunk.embedding_text``: a one-line "document title | section" header, then
   the exact chunk text. Measured on the golden set: dense recall@10 +0.313, paired-bootstrap 95 % CI [+0.194, +0.433]
-  (``docs/evaluation.md``, ``benchmarks/results/eval_golden.json``). This is the product format.
+  (``docs/evaluation.md``, ``benchmarks/results/eval_golden.json``).
+- ``title-section-statement-v2`` — the same header plus, for a child inside a primary financial statement, the
+  statement's kind ("document title | section | statement of cash flows"; ``equimind.ingest.captions``). This is
+  the product format (ADR 0011: FinanceBench product recall@10 +2 questions, golden set unchanged).
 
 The store keeps an :class:`EmbeddingStamp` (embedder name, format) in the docstore's ``meta`` table. A store with
 chunks but no stamp is legacy: ``chunk-text-v0`` with an unknown embedder. ``equimind reindex`` re-embeds a store
@@ -15,12 +18,13 @@ with the current format and rewrites the stamp.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
 from equimind.errors import ConfigError
+from equimind.ingest.captions import caption_of, document_captions
 from equimind.ingest.chunk import embedding_text
 from equimind.models import Chunk, Degradation, Document
 
@@ -31,23 +35,35 @@ EmbedText = Callable[[Chunk, Document], str]
 class EmbedFormat(StrEnum):
     CHUNK_TEXT_V0 = "chunk-text-v0"
     TITLE_SECTION_V1 = "title-section-v1"
+    TITLE_SECTION_STATEMENT_V2 = "title-section-statement-v2"
 
 
-PRODUCT_FORMAT = EmbedFormat.TITLE_SECTION_V1
+PRODUCT_FORMAT = EmbedFormat.TITLE_SECTION_STATEMENT_V2
 """What the product pipeline (``Services.pipeline()``) embeds and what search expects to find."""
 
 REINDEX_FIX = "run `equimind reindex`"
 
 
-def _chunk_text(chunk: Chunk, title: str) -> str:
+def _chunk_text(chunk: Chunk, title: str, caption: str | None) -> str:
     return chunk.text
 
 
-# (child chunk, its document's title) -> the embedded text: the one table both entry points below read
-_TEXT_FNS: dict[EmbedFormat, Callable[[Chunk, str], str]] = {
+def _title_section(chunk: Chunk, title: str, caption: str | None) -> str:
+    return embedding_text(chunk, title)
+
+
+def _title_section_statement(chunk: Chunk, title: str, caption: str | None) -> str:
+    return embedding_text(chunk, title, caption)
+
+
+# (child chunk, its document's title, its statement caption) -> the embedded text: the one table both entry points
+# below read
+_TEXT_FNS: dict[EmbedFormat, Callable[[Chunk, str, str | None], str]] = {
     EmbedFormat.CHUNK_TEXT_V0: _chunk_text,
-    EmbedFormat.TITLE_SECTION_V1: embedding_text,
+    EmbedFormat.TITLE_SECTION_V1: _title_section,
+    EmbedFormat.TITLE_SECTION_STATEMENT_V2: _title_section_statement,
 }
+USES_CAPTIONS: frozenset[EmbedFormat] = frozenset({EmbedFormat.TITLE_SECTION_STATEMENT_V2})
 
 
 def parse_format(name: str | EmbedFormat) -> EmbedFormat:
@@ -59,15 +75,30 @@ def parse_format(name: str | EmbedFormat) -> EmbedFormat:
         raise ConfigError(f"unknown embedding-text format {name!r}; valid: {valid}") from None
 
 
-def text_with_title(fmt: EmbedFormat, chunk: Chunk, title: str) -> str:
-    """What ``fmt`` embeds for ``chunk`` of a document titled ``title`` (when only its metadata is at hand)."""
-    return _TEXT_FNS[fmt](chunk, title)
+def text_with_title(fmt: EmbedFormat, chunk: Chunk, title: str, caption: str | None = None) -> str:
+    """What ``fmt`` embeds for ``chunk`` of a document titled ``title`` whose statement caption at the chunk is
+    ``caption`` (when only the document's metadata is at hand; see ``USES_CAPTIONS`` for the formats that read it)."""
+    return _TEXT_FNS[fmt](chunk, title, caption)
 
 
 def embed_text_for(name: str | EmbedFormat) -> EmbedText:
     """The (Chunk, Document) -> str function of a format."""
-    fn = _TEXT_FNS[parse_format(name)]
-    return lambda chunk, doc: fn(chunk, doc.title)
+    fmt = parse_format(name)
+    fn = _TEXT_FNS[fmt]
+    if fmt not in USES_CAPTIONS:
+        return lambda chunk, doc: fn(chunk, doc.title, None)
+    return lambda chunk, doc: fn(chunk, doc.title, caption_of(document_captions(doc), chunk))
+
+
+def stored_chunk_texts(fmt: EmbedFormat, chunks: Sequence[Chunk], titles: Mapping[str, str],
+                       load: Callable[[str], Document]) -> list[str]:
+    """What ``fmt`` embeds for stored chunks, given their documents' titles by doc id; ``load`` (doc id -> the
+    stored document) is called only for a format that reads the document's statement captions."""
+    if fmt not in USES_CAPTIONS:
+        return [text_with_title(fmt, c, titles[c.doc_id]) for c in chunks]
+    fn = embed_text_for(fmt)
+    docs = {doc_id: load(doc_id) for doc_id in dict.fromkeys(c.doc_id for c in chunks)}
+    return [fn(c, docs[c.doc_id]) for c in chunks]
 
 
 @dataclass(frozen=True)

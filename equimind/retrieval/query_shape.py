@@ -14,6 +14,10 @@ not about the page that holds it, yet they weigh in both retrieval legs. The rul
    statement): the closed set of statements US GAAP requires (ASC 205-10-45), so "relying on the cash flow statement"
    still steers retrieval to that statement.
 4. A text with no question sentence (keywords, a statement of interest) is searched as given.
+5. A reported metric the text names (the answerer's concept map, ``equimind/answer/concepts.py``: "bottom-line
+   profit", "capex", "earn") adds the words of the name of its first XBRL concept ("net income loss", "payments to
+   acquire property plant and equipment"): the wording line items are printed in, which a paraphrase does not share.
+   Statement names are not metrics ("cash flow statement" does not name "cash").
 """
 
 from __future__ import annotations
@@ -39,10 +43,11 @@ class ShapedQuery:
 
     text: str
     original: str
+    terms: tuple[str, ...] = ()  # concept words for the BM25 leg (rule 5)
 
     @property
     def changed(self) -> bool:
-        return self.text != self.original
+        return self.text != self.original or bool(self.terms)
 
 
 def _ask(sentence: str) -> tuple[str, str]:
@@ -53,12 +58,35 @@ def _ask(sentence: str) -> tuple[str, str]:
     return sentence, ""
 
 
+_CAMEL = re.compile(r"[A-Z][a-z]+|[A-Z]+(?![a-z])")
+
+
+def concept_words(text: str) -> list[str]:
+    """The words of the first XBRL concept name of each metric ``text`` names (rule 5), in text order, each once;
+    a phrase of words all already in ``text`` is left out."""
+    from equimind.answer.concepts import find_metrics
+
+    have = set(re.findall(r"\w+", text.lower()))
+    out: list[str] = []
+    for match in find_metrics(_STATEMENT.sub(" ", text)):
+        local = match.metric.concepts[0].split(":", 1)[-1]
+        words = " ".join(_CAMEL.findall(local)).lower()
+        if words not in out and not set(words.split()) <= have:
+            out.append(words)
+    return out
+
+
+def _with_concepts(text: str, question: str) -> ShapedQuery:
+    return ShapedQuery(text, question, tuple(concept_words(text)))
+
+
 def shape_query(question: str) -> ShapedQuery:
-    """The ask sentence(s) of ``question`` plus the statement names its instructions mention (module docstring)."""
+    """The ask sentence(s) of ``question`` plus the statement names its instructions mention and the concept words
+    of the metrics it names (module docstring)."""
     text = " ".join(question.split())
     sentences = [s for s in _SENTENCE.split(text) if s]
     if not any(s.endswith("?") for s in sentences):
-        return ShapedQuery(text, question)
+        return _with_concepts(text, question)
     kept: list[str] = []
     dropped: list[str] = []
     for s in sentences:
@@ -71,4 +99,4 @@ def shape_query(question: str) -> ShapedQuery:
     asked = " ".join(kept).lower()
     names = [m.group(0) for d in dropped for m in _STATEMENT.finditer(d)]
     extra = [n for n in dict.fromkeys(n.lower() for n in names) if n not in asked]
-    return ShapedQuery(" ".join([*kept, *extra]), question)
+    return _with_concepts(" ".join([*kept, *extra]), question)

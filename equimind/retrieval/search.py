@@ -24,7 +24,7 @@ from equimind.ingest.embed_format import (
     parse_format,
     read_stamp,
     stamp_note,
-    text_with_title,
+    stored_chunk_texts,
 )
 from equimind.ingest.first_answer import CAPABILITY, search_note
 from equimind.lru import LRU
@@ -128,7 +128,8 @@ class HybridSearcher:
         return RetrievalMode(mode)
 
     def search(self, query: str, flt: FilterSpec | None = None, mode: str | None = None,
-               top_k: int | None = None) -> SearchResult:
+               top_k: int | None = None, sparse_terms: str = "") -> SearchResult:
+        """``sparse_terms``: words the BM25 leg searches for besides ``query`` (the concept words of query shaping)."""
         mode = self._check_mode(mode or self.default_mode)
         top_k = self.settings.top_k if top_k is None else top_k
         if top_k <= 0:
@@ -150,7 +151,7 @@ class HybridSearcher:
                                      self.exact_max_rows).hits
         if mode is not RetrievalMode.DENSE:
             with timer.stage("bm25"):
-                bm25 = pair.bm25.search(query, self.settings.bm25_top_k, flt)
+                bm25 = pair.bm25.search(f"{query} {sparse_terms}".strip(), self.settings.bm25_top_k, flt)
         if dense and bm25 and not pair.dense.fully_embedded:
             with timer.stage("embed_deferred"):
                 dense = self._score_unembedded(qvec, dense, bm25, pair.dense)
@@ -165,8 +166,8 @@ class HybridSearcher:
             with timer.stage("rerank"):
                 candidates = self._rerank(query, candidates, passages, degraded)
         hits = [_hit(rank, passages[c.chunk_id], c.scores) for rank, c in enumerate(candidates[:top_k], 1)]
-        return SearchResult(query=query, mode=mode, filters=filter_dict(flt), hits=hits, degraded=degraded,
-                            timings_ms=timer.ms)
+        return SearchResult(query=query, sparse_terms=sparse_terms, mode=mode, filters=filter_dict(flt), hits=hits,
+                            degraded=degraded, timings_ms=timer.ms)
 
     # ------------------------------------------------------------------ stages
     def _query_vector(self, query: str) -> Vectors:
@@ -192,8 +193,8 @@ class HybridSearcher:
             chunks = self.docstore.get_chunks(missing)
             refs = self.docstore.get_refs({c.doc_id for c in chunks.values()})
             ids = [cid for cid in missing if cid in chunks]
-            texts = [text_with_title(self.expected_embedding.text_format, chunks[cid], refs[chunks[cid].doc_id].title)
-                     for cid in ids]
+            texts = stored_chunk_texts(self.expected_embedding.text_format, [chunks[cid] for cid in ids],
+                                       {d: r.title for d, r in refs.items()}, self.docstore.get_document)
             if len(self._on_demand) > ON_DEMAND_CACHE:
                 self._on_demand.clear()
             self._on_demand.update(zip(ids, self.embedder.embed(texts), strict=True))

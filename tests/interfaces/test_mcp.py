@@ -227,7 +227,7 @@ def test_every_result_carries_the_same_trace_but_its_own_request_id(calls: dict[
         store.close()
     assert len(now) > 1 and {traces[k]["corpus_signature"] for k in after} == {corpus_signature(now)}
     settings = Settings(home=nvda_home, snapshot=corpus_dir, shared=corpus_dir.parent, first_answer_indexing=False)
-    assert {t["config_hash"] for t in traces.values()} == {config_hash(settings, "title-section-v1")}
+    assert {t["config_hash"] for t in traces.values()} == {config_hash(settings, "title-section-statement-v2")}
 
 
 @pytest.mark.parametrize(("key", "reason"), [

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from equimind.retrieval.query_shape import shape_query
+from equimind.retrieval.query_shape import concept_words, shape_query
 
 
 def test_instruction_sentences_are_dropped_but_their_statement_is_kept() -> None:
     q = ("What is the FY2018 capital expenditure amount for Acme? Give a response to the question by relying on the "
          "details shown in the cash flow statement.")
-    assert shape_query(q).text == "What is the FY2018 capital expenditure amount for Acme? cash flow statement"
+    shaped = shape_query(q)
+    assert shaped.text == "What is the FY2018 capital expenditure amount for Acme? cash flow statement"
+    assert shaped.terms == ("payments to acquire property plant and equipment",)
 
 
 def test_an_ask_after_a_colon_loses_its_preamble_not_its_statement() -> None:
@@ -37,3 +39,20 @@ def test_statement_named_in_the_question_itself_is_not_repeated() -> None:
 def test_text_without_a_question_is_searched_as_given() -> None:
     assert shape_query("supply chain risk. export controls").text == "supply chain risk. export controls"
     assert shape_query("  What   drives margins? ").text == "What drives margins?"
+
+
+def test_a_paraphrased_metric_brings_the_words_of_its_xbrl_concept_for_the_bm25_leg() -> None:
+    shaped = shape_query("What was Apple's bottom-line profit in fiscal 2024?")
+    assert shaped.text == "What was Apple's bottom-line profit in fiscal 2024?"  # the dense leg's query is unchanged
+    assert shaped.terms == ("net income loss",)
+    assert shaped.changed
+    assert concept_words("How much did NVIDIA earn, and what did it spend on R&D?") == \
+        ["net income loss", "research and development expense"]
+    assert shape_query("capex 2024").terms == ("payments to acquire property plant and equipment",)
+
+
+def test_statement_names_are_not_metrics_and_known_words_are_not_repeated() -> None:
+    assert concept_words("Using the cash flow statement and the statement of income, what happened?") == []
+    assert concept_words("What were total revenues?") == []  # "revenues" is already there
+    assert concept_words("What were research and development expense totals?") == []
+    assert not shape_query("What drives margins?").changed

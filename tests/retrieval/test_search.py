@@ -223,3 +223,16 @@ def test_collapse_parents_returns_one_child_per_parent(stores: Stores) -> None:
     for h in plain.hits:
         first_of_parent.setdefault(h.parent_id, h.chunk_id)
     assert all(first_of_parent.get(h.parent_id, h.chunk_id) == h.chunk_id for h in collapsed.hits)
+
+
+@pytest.mark.integration
+def test_sparse_terms_reach_the_bm25_leg_only(stores: Stores) -> None:
+    s = searcher(stores)
+    plain = s.search("zzz", mode="bm25", top_k=5)
+    assert plain.hits == []  # no chunk holds the word
+    expanded = s.search("zzz", mode="bm25", top_k=5, sparse_terms="export controls")
+    assert expanded.hits and "export controls" in expanded.hits[0].text
+    assert expanded.sparse_terms == "export controls" and expanded.query == "zzz"
+    dense = s.search("zzz", mode="dense", top_k=5)
+    dense_expanded = s.search("zzz", mode="dense", top_k=5, sparse_terms="export controls")
+    assert [h.chunk_id for h in dense.hits] == [h.chunk_id for h in dense_expanded.hits]

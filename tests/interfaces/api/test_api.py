@@ -56,8 +56,8 @@ def test_health_reports_real_component_status(client: TestClient) -> None:
     assert h["status"] == "ok"
     assert h["mode"] == "snapshot" and h["snapshot"]
     assert h["store"]["documents"] == 1 and h["store"]["indexed"] == 1 and h["store"]["chunks"] > 100
-    stamp = {"embedder": "hash-384", "text_format": "title-section-v1", "legacy": False}
-    assert h["embedder"] == {"name": "hash-384", "dim": 384, "available": True, "text_format": "title-section-v1",
+    stamp = {"embedder": "hash-384", "text_format": "title-section-statement-v2", "legacy": False}
+    assert h["embedder"] == {"name": "hash-384", "dim": 384, "available": True, "text_format": "title-section-statement-v2",
                              "stored": stamp}
     assert h["reranker"]["name"] == "word-overlap" and h["reranker"]["available"] is True
     assert h["provider"] == "offline"

@@ -74,7 +74,7 @@ def test_every_json_route_carries_the_same_trace_with_its_own_request_id(client:
     assert {t["version"] for t in traces} == {__version__}
     assert {t["corpus_signature"] for t in traces} == {corpus_signature([doc])} == {corpus_signature(
         _indexed(settings))}
-    assert {t["config_hash"] for t in traces} == {config_hash(settings, "title-section-v1")}
+    assert {t["config_hash"] for t in traces} == {config_hash(settings, "title-section-statement-v2")}
 
 
 def test_the_openapi_schema_declares_the_trace(client: TestClient) -> None:

@@ -48,10 +48,10 @@ def test_reindex_json_converts_a_legacy_store_then_has_nothing_to_do(tmp_path: P
     report = json.loads(res.stdout)
     assert report["reindexed"] is True and report["chunks"] == n_chunks and report["documents"] == 2
     assert report["previous"] == {"embedder": None, "text_format": "chunk-text-v0", "legacy": True}
-    assert report["text_format"] == "title-section-v1" and "MiniLM" in report["embedder"]
+    assert report["text_format"] == "title-section-statement-v2" and "MiniLM" in report["embedder"]
     with sqlite3.connect(home / "docstore.sqlite") as conn:
         stamp = dict(conn.execute("SELECT key, value FROM meta WHERE key LIKE 'embed_%'").fetchall())
-    assert stamp == {"embed_model": report["embedder"], "embed_text_format": "title-section-v1"}
+    assert stamp == {"embed_model": report["embedder"], "embed_text_format": "title-section-statement-v2"}
 
     again = runner.invoke(app, ["reindex", "--home", str(home)])
     assert again.exit_code == 0 and "nothing to re-embed" in again.stdout

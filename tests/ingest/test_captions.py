@@ -1,0 +1,126 @@
+"""Statement captions: which primary financial statement a passage lies in, on pages (PDF) and in Markdown (HTML)."""
+
+from __future__ import annotations
+
+import pytest
+
+from equimind.ingest.captions import caption_at, caption_of, statement_captions, title_kind
+from equimind.ingest.embed_format import EmbedFormat, embed_text_for, stored_chunk_texts
+from equimind.models import Chunk, Document, Origin, PageSpan, Source
+
+
+def make_doc(text: str, pages: tuple[PageSpan, ...] = ()) -> Document:
+    return Document(id=Document.make_id("t", text), source_key="t", ticker="MMM", cik=None, company="3M",
+                    source=Source.LOCAL, origin=Origin.LOCAL_FILE, form="10-K", filed_at=None, period_end=None,
+                    url=None, title="3M 10-K FY2018", text=text, pages=pages)
+
+
+def paged(*page_texts: str) -> Document:
+    spans, pos = [], 0
+    for i, t in enumerate(page_texts):
+        spans.append(PageSpan(i, pos, pos + len(t)))
+        pos += len(t) + 2
+    return make_doc("\n\n".join(page_texts), tuple(spans))
+
+
+def chunk_of(doc: Document, needle: str) -> Chunk:
+    start = doc.text.index(needle)
+    end = start + len(needle)
+    return Chunk(id=f"c{start}", doc_id=doc.id, parent_id="p", start=start, end=end, parent_start=start,
+                 parent_end=end, section="Item 8. Financial Statements", text=needle, ticker="MMM",
+                 source=Source.LOCAL, form="10-K", filed_at=0)
+
+
+@pytest.mark.parametrize(("line", "kind"), [
+    ("Consolidated Statement of Cash Flows", "statement of cash flows"),
+    ("Consolidated Statement of Cash Flow s", "statement of cash flows"),  # PDF extraction splits words
+    ("CASH FLOWS STATEMENTS", "statement of cash flows"),
+    ("Consolidated Balance Shee t", "balance sheet"),
+    ("CONDENSED CONSOLIDATED BALANCE SHEETS (Unaudited)", "balance sheet"),
+    ("Consolidated Statements of Financial Position", "balance sheet"),
+    ("CONSOLIDATED STATEMENTS OF OPERATIONS(in millions, except per share data)", "income statement"),
+    ("Consolidated Statements of Earnings", "income statement"),
+    ("INCOME STATEMENTS", "income statement"),
+    ("Consolidated Statement of Comprehensive Income (Loss)", "statement of comprehensive income"),
+    ("Consolidated Statements of Changes in Shareholders' Equity", "statement of stockholders' equity"),
+    ("Consolidated Statements of Equity", "statement of stockholders' equity"),
+    ("Consolidated Statement of Cash Flows (continued)", "statement of cash flows"),
+])
+def test_statement_titles_are_recognised(line: str, kind: str) -> None:
+    assert title_kind(line) == kind
+
+
+@pytest.mark.parametrize("line", [
+    "Off-Balance Sheet Arrangements",
+    "Consolidated Statements of Cash Flows Reconciliation",
+    "are recorded on the balance sheet at fair value",
+    "Consolidated Balance Sheets as of December 31, 2023 and 2024",  # an index entry, not a heading
+    "Net cash provided by operating activities",
+    "Balance",
+])
+def test_other_lines_are_not_titles(line: str) -> None:
+    assert title_kind(line) is None
+
+
+def test_a_statement_page_captions_every_passage_on_it() -> None:
+    doc = paged(
+        "Item 7. MD&A\nCapital spending rose in 2018.",
+        "Table of Contents\n3M Company and Subsidiaries\nConsolidated Statement of Cash Flow\ns\nYears ended\n"
+        "Net income 5,363\nPurchases of property, plant and equipment (PP&E)\n(1,577)",
+        "Notes to Consolidated Financial Statements\nNote 1. Significant accounting policies",
+    )
+    caps = statement_captions(doc)
+    assert [c.name for c in caps] == ["statement of cash flows"]
+    assert caption_of(caps, chunk_of(doc, "Purchases of property, plant and equipment (PP&E)")) == \
+        "statement of cash flows"
+    assert caption_of(caps, chunk_of(doc, "Capital spending rose")) is None
+    assert caption_of(caps, chunk_of(doc, "Note 1. Significant")) is None
+
+
+def test_a_title_below_the_top_of_a_page_or_an_index_page_captions_nothing() -> None:
+    doc = paged(
+        "Index to Financial Statements\nConsolidated Statement of Income 55\nConsolidated Balance Sheet 57\n"
+        "Consolidated Statement of Cash Flows 59",
+        "Item 7.\n" + "\n".join(f"line {i}" for i in range(12)) + "\nConsolidated Balance Sheet\nCash 2,853",
+    )
+    assert statement_captions(doc) == ()
+
+
+def test_a_markdown_statement_is_captioned_through_its_table_only() -> None:
+    text = ("| Consolidated Statements of Cash Flows | 36 |\n| Consolidated Balance Sheets | 39 |\n\n"
+            "CONSOLIDATED STATEMENTS OF CASH FLOWS\n\n(In millions)\n\n| | 2024 | 2023 |\n| --- | --- | --- |\n"
+            "| Payments for acquisition of property, plant and equipment | (9,447) | (10,959) |\n\n"
+            "Note 1 – Summary of Significant Accounting Policies\nPayments are recognised when made.")
+    doc = make_doc(text)
+    caps = statement_captions(doc)
+    assert [c.name for c in caps] == ["statement of cash flows"]  # the table of contents is not a heading
+    assert caption_of(caps, chunk_of(doc, "| Payments for acquisition")) == "statement of cash flows"
+    assert caption_of(caps, chunk_of(doc, "Payments are recognised")) is None
+    assert caption_at(caps, 0) is None
+
+
+def test_a_title_without_a_table_under_it_governs_nothing() -> None:
+    doc = make_doc("Consolidated Balance Sheets\n\n" + "We discuss liquidity below. " * 60 + "\n| a | 1 |")
+    assert statement_captions(doc) == ()
+
+
+def test_the_statement_format_puts_the_caption_in_the_header_and_the_others_do_not() -> None:
+    doc = paged("Consolidated Balance Sheet\nAt December 31\nProperty, plant and equipment — net 8,738")
+    c = chunk_of(doc, "Property, plant and equipment — net 8,738")
+    assert embed_text_for("title-section-statement-v2")(c, doc) == \
+        "3M 10-K FY2018 | Item 8. Financial Statements | balance sheet\nProperty, plant and equipment — net 8,738"
+    assert embed_text_for("title-section-v1")(c, doc) == \
+        "3M 10-K FY2018 | Item 8. Financial Statements\nProperty, plant and equipment — net 8,738"
+    loads: list[str] = []
+
+    def load(doc_id: str) -> Document:
+        loads.append(doc_id)
+        return doc
+
+    titles = {doc.id: doc.title}
+    assert stored_chunk_texts(EmbedFormat("title-section-v1"), [c], titles, load) == \
+        [embed_text_for("title-section-v1")(c, doc)]
+    assert loads == []  # a format without captions never loads the document
+    assert stored_chunk_texts(EmbedFormat("title-section-statement-v2"), [c, c],
+                              titles, load) == [embed_text_for("title-section-statement-v2")(c, doc)] * 2
+    assert loads == [doc.id]  # once per document
