@@ -1,9 +1,10 @@
 """Per-question product scores (EquiMindEngine.search, top 10) over a cached golden or FinanceBench context store, with
 whatever `equimind` is first on PYTHONPATH (another commit's tree, or this one): for paired before/after comparisons
 of code changes over the same store (issue 15). Variants: full | noshape (Settings.query_shaping off) | noidentity (no
-SEC ticker map: live mode without an SEC identity, so no network) | parts12 (both off).
+SEC ticker map: live mode without an SEC identity, so no network) | parts12 (both off). STORE_VARIANT: the store's
+embedding-text variant (default: the product's, ``statement``; ``context`` for a title-section-v1 store).
 
-    PYTHONPATH=$PWD python benchmarks/product_probe.py golden STORE_DIR out.json [variant]
+    PYTHONPATH=$PWD python benchmarks/product_probe.py golden STORE_DIR out.json [variant [STORE_VARIANT]]
     python benchmarks/product_probe.py paired a.json b.json
 """
 import json
@@ -13,7 +14,7 @@ from pathlib import Path
 from equimind.config import Settings
 from equimind.engine import EquiMindEngine
 from equimind.evaluation.metrics import score_judgements
-from equimind.evaluation.runner import open_variant_store, stored_documents
+from equimind.evaluation.runner import open_variant_store, product_variant, stored_documents
 
 if sys.argv[1] == "paired":
     import numpy as np
@@ -32,6 +33,7 @@ if sys.argv[1] == "paired":
     sys.exit(0)
 bench, store, out = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
 variant = sys.argv[4] if len(sys.argv) > 4 else "full"
+store_variant = sys.argv[5] if len(sys.argv) > 5 else product_variant()
 kw = {"home": store, "snapshot": Path("/work/shared/corpus"), "sec_identity": None}
 if variant == "noshape":
     kw["query_shaping"] = False
@@ -40,7 +42,7 @@ if variant in ("noidentity", "parts12"):
 if variant == "parts12":
     kw["query_shaping"] = False
 settings = Settings(**kw)
-services, _ = open_variant_store(settings, "context", list, lambda docs: True)
+services, _ = open_variant_store(settings, store_variant, list, lambda docs: True)
 docs = stored_documents(services)
 if bench == "golden":
     from equimind.evaluation.golden import build_queries, load_golden

@@ -14,12 +14,19 @@ import pytest
 from equimind.config import Settings
 from equimind.errors import ConfigError
 from equimind.ingest.chunk import embedding_text
-from equimind.ingest.embed_format import EmbeddingStamp, EmbedFormat, read_stamp
+from equimind.ingest.embed_format import (
+    PRODUCT_FORMAT,
+    EmbeddingStamp,
+    EmbedFormat,
+    read_stamp,
+)
 from equimind.ingest.reindex import Reindexer
 from equimind.ingest.tokens import WhitespaceTokenizer
 from equimind.models import Document, Origin, Section, Source
 from equimind.retrieval.embed import HashEmbedder
 from equimind.services import Services, open_services
+
+PRODUCT = PRODUCT_FORMAT.value
 
 pytestmark = pytest.mark.integration
 
@@ -67,8 +74,8 @@ def test_new_store_takes_the_stamp_of_its_first_ingest(tmp_path: Path) -> None:
     s = _services(tmp_path / "h")
     assert read_stamp(s.docstore) is None
     report = s.pipeline().run([_doc(0)])
-    assert report.text_format == "title-section-statement-v2" and report.chunks_added > 0
-    assert read_stamp(s.docstore) == EmbeddingStamp("hash-384", EmbedFormat.TITLE_SECTION_STATEMENT_V2)
+    assert report.text_format == PRODUCT and report.chunks_added > 0
+    assert read_stamp(s.docstore) == EmbeddingStamp("hash-384", PRODUCT_FORMAT)
     ids, want = _expected_vectors(s)
     got = s.vectors.get_vectors(ids)
     assert np.allclose(np.stack([got[i] for i in ids]), want, atol=1e-6)  # the product embeds title | section
@@ -78,7 +85,7 @@ def test_legacy_store_is_detected_and_ingest_refused_before_any_write(tmp_path: 
     s = _legacy_store(tmp_path / "h")
     assert read_stamp(s.docstore) == EmbeddingStamp(None, EmbedFormat.CHUNK_TEXT_V0, legacy=True)
     before = _state(s)
-    with pytest.raises(ConfigError, match=r"stored as chunk-text-v0, current is title-section-statement-v2.*equimind reindex"):
+    with pytest.raises(ConfigError, match=rf"stored as chunk-text-v0, current is {PRODUCT}.*equimind reindex"):
         s.pipeline().run([_doc(7), _doc(8)])
     assert _state(s) == before and not s.docstore.has_document(_doc(7).id)
 
@@ -98,7 +105,7 @@ def test_reindex_converts_vectors_stamp_and_search(tmp_path: Path) -> None:
     s = _legacy_store(tmp_path / "h")
     searcher = s.searcher()  # the same searcher (and its cached matrix) before and after
     old = searcher.search(QUERY, mode="dense", top_k=5)
-    assert [str(d) for d in old.degraded] == ["embeddings: stored as chunk-text-v0, current is title-section-statement-v2; "
+    assert [str(d) for d in old.degraded] == [f"embeddings: stored as chunk-text-v0, current is {PRODUCT}; "
                             "run `equimind reindex`"]
     assert searcher.search(QUERY, mode="bm25", top_k=5).degraded == []  # BM25 does not use the vectors
     assert s.searcher().search(QUERY, mode="dense", top_k=5).hits[0].scores.dense_score < 0.2  # type: ignore[operator]
@@ -108,7 +115,7 @@ def test_reindex_converts_vectors_stamp_and_search(tmp_path: Path) -> None:
     assert report.reindexed and report.documents == counts["documents"] and report.chunks == counts["chunks"]
     assert report.previous == {"embedder": None, "text_format": "chunk-text-v0", "legacy": True}
     assert report.seconds > 0 and {"embed", "vectors", "indexes"} <= set(report.timings_s)
-    assert read_stamp(s.docstore) == EmbeddingStamp("hash-384", EmbedFormat.TITLE_SECTION_STATEMENT_V2)
+    assert read_stamp(s.docstore) == EmbeddingStamp("hash-384", PRODUCT_FORMAT)
     ids, want = _expected_vectors(s)
     got = s.vectors.get_vectors(ids)
     assert np.allclose(np.stack([got[i] for i in ids]), want, atol=1e-6)
@@ -142,7 +149,7 @@ class CrashingEmbedder(HashEmbedder):
 def test_crash_mid_reindex_keeps_the_old_stamp_and_a_rerun_finishes(tmp_path: Path) -> None:
     s = _legacy_store(tmp_path / "h")
     crashing = Reindexer(s.docstore, s.vectors, CrashingEmbedder(after=2), s.settings.bm25_path,
-                         text_format="title-section-statement-v2", batch_size=8)
+                         text_format=PRODUCT, batch_size=8)
     with pytest.raises(_Crash):
         crashing.run()
     assert read_stamp(s.docstore) is not None and read_stamp(s.docstore).legacy  # type: ignore[union-attr]
@@ -158,7 +165,7 @@ def test_reindex_of_an_empty_store_only_stamps_it(tmp_path: Path) -> None:
     s = _services(tmp_path / "h")
     report = s.reindex()
     assert not report.reindexed and report.previous is None and report.chunks == 0
-    assert s.docstore.embedding_stamp() == ("hash-384", "title-section-statement-v2")
+    assert s.docstore.embedding_stamp() == ("hash-384", PRODUCT)
 
 
 def test_health_reports_the_stamp_and_a_mismatch_until_reindexed(tmp_path: Path) -> None:
@@ -168,11 +175,11 @@ def test_health_reports_the_stamp_and_a_mismatch_until_reindexed(tmp_path: Path)
     _legacy_store(tmp_path / "h")
     s = _services(tmp_path / "h")
     s._reranker = FixedScoreReranker({})
-    note = "embeddings: stored as chunk-text-v0, current is title-section-statement-v2; run `equimind reindex`"
+    note = f"embeddings: stored as chunk-text-v0, current is {PRODUCT}; run `equimind reindex`"
     health = EquiMindEngine(s).health()
     assert health.status == "degraded" and note in [str(d) for d in health.degraded]
     assert health.embedder["stored"] == {"embedder": None, "text_format": "chunk-text-v0", "legacy": True}
     s.reindex()
     health = EquiMindEngine(s).health()
-    assert note not in health.degraded and health.embedder["text_format"] == "title-section-statement-v2"
-    assert health.embedder["stored"] == {"embedder": "hash-384", "text_format": "title-section-statement-v2", "legacy": False}
+    assert note not in health.degraded and health.embedder["text_format"] == PRODUCT
+    assert health.embedder["stored"] == {"embedder": "hash-384", "text_format": PRODUCT, "legacy": False}

@@ -18,9 +18,12 @@ from mcp.client.stdio import stdio_client
 
 from equimind import __version__
 from equimind.config import Settings
+from equimind.ingest.embed_format import PRODUCT_FORMAT
 from equimind.security.trace import config_hash, corpus_signature
 from equimind.security.verify import verify_audit_log
 from equimind.store.docstore import DocStore
+
+PRODUCT = PRODUCT_FORMAT.value
 
 pytestmark = pytest.mark.integration
 
@@ -227,7 +230,7 @@ def test_every_result_carries_the_same_trace_but_its_own_request_id(calls: dict[
         store.close()
     assert len(now) > 1 and {traces[k]["corpus_signature"] for k in after} == {corpus_signature(now)}
     settings = Settings(home=nvda_home, snapshot=corpus_dir, shared=corpus_dir.parent, first_answer_indexing=False)
-    assert {t["config_hash"] for t in traces.values()} == {config_hash(settings, "title-section-statement-v2")}
+    assert {t["config_hash"] for t in traces.values()} == {config_hash(settings, PRODUCT)}
 
 
 @pytest.mark.parametrize(("key", "reason"), [

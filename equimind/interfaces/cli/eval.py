@@ -27,8 +27,9 @@ ALL_ARMS = ",".join(RETRIEVAL_MODES)
 
 OutOpt = Annotated[Path | None, typer.Option("--json", help="Write the result JSON here.")]
 CacheOpt = Annotated[Path, typer.Option("--cache", help="Where evaluation stores are cached (re-runs reuse them).")]
-VariantsOpt = Annotated[str, typer.Option("--variants", help="Store variants: base (chunk text embedded) and/or "
-                                          "context (title | section header embedded), comma-separated.")]
+VariantsOpt = Annotated[str, typer.Option("--variants", help="Store variants, comma-separated: base (chunk text "
+                                          "embedded), context (title | section header), statement (title | section "
+                                          "| financial statement: the product's).")]
 ArmsOpt = Annotated[str, typer.Option("--arms", help=f"Comma-separated arms: {', '.join(RETRIEVAL_MODES)}.")]
 
 

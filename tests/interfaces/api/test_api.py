@@ -17,9 +17,12 @@ from fastapi.testclient import TestClient
 from interfaces_fakes import AS_OF, fake_services, ingest, live_server
 
 from equimind.config import RETRIEVAL_MODES, Settings
+from equimind.ingest.embed_format import PRODUCT_FORMAT
 from equimind.interfaces.api.app import create_app
 from equimind.interfaces.api.models import RetrievalModeName
 from equimind.models import Recommendation
+
+PRODUCT = PRODUCT_FORMAT.value
 
 pytestmark = pytest.mark.integration
 
@@ -56,8 +59,8 @@ def test_health_reports_real_component_status(client: TestClient) -> None:
     assert h["status"] == "ok"
     assert h["mode"] == "snapshot" and h["snapshot"]
     assert h["store"]["documents"] == 1 and h["store"]["indexed"] == 1 and h["store"]["chunks"] > 100
-    stamp = {"embedder": "hash-384", "text_format": "title-section-statement-v2", "legacy": False}
-    assert h["embedder"] == {"name": "hash-384", "dim": 384, "available": True, "text_format": "title-section-statement-v2",
+    stamp = {"embedder": "hash-384", "text_format": PRODUCT, "legacy": False}
+    assert h["embedder"] == {"name": "hash-384", "dim": 384, "available": True, "text_format": PRODUCT,
                              "stored": stamp}
     assert h["reranker"]["name"] == "word-overlap" and h["reranker"]["available"] is True
     assert h["provider"] == "offline"

@@ -13,10 +13,13 @@ from interfaces_fakes import AS_OF, copy_home, fake_services
 
 from equimind import __version__
 from equimind.config import Settings
+from equimind.ingest.embed_format import PRODUCT_FORMAT
 from equimind.interfaces.api.app import create_app
 from equimind.security.trace import config_hash, corpus_signature
 from equimind.sources.local import LocalFileSource
 from equimind.store.docstore import DocStore
+
+PRODUCT = PRODUCT_FORMAT.value
 
 pytestmark = pytest.mark.integration
 
@@ -74,7 +77,7 @@ def test_every_json_route_carries_the_same_trace_with_its_own_request_id(client:
     assert {t["version"] for t in traces} == {__version__}
     assert {t["corpus_signature"] for t in traces} == {corpus_signature([doc])} == {corpus_signature(
         _indexed(settings))}
-    assert {t["config_hash"] for t in traces} == {config_hash(settings, "title-section-statement-v2")}
+    assert {t["config_hash"] for t in traces} == {config_hash(settings, PRODUCT)}
 
 
 def test_the_openapi_schema_declares_the_trace(client: TestClient) -> None:

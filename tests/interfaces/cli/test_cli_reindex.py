@@ -11,11 +11,14 @@ import pytest
 from typer.testing import CliRunner
 
 from equimind.config import Settings
+from equimind.ingest.embed_format import PRODUCT_FORMAT
 from equimind.ingest.tokens import WhitespaceTokenizer
 from equimind.interfaces.cli.main import app
 from equimind.models import Document, Origin, Section, Source
 from equimind.retrieval.embed import HashEmbedder
 from equimind.services import open_services
+
+PRODUCT = PRODUCT_FORMAT.value
 
 runner = CliRunner()
 
@@ -48,10 +51,10 @@ def test_reindex_json_converts_a_legacy_store_then_has_nothing_to_do(tmp_path: P
     report = json.loads(res.stdout)
     assert report["reindexed"] is True and report["chunks"] == n_chunks and report["documents"] == 2
     assert report["previous"] == {"embedder": None, "text_format": "chunk-text-v0", "legacy": True}
-    assert report["text_format"] == "title-section-statement-v2" and "MiniLM" in report["embedder"]
+    assert report["text_format"] == PRODUCT and "MiniLM" in report["embedder"]
     with sqlite3.connect(home / "docstore.sqlite") as conn:
         stamp = dict(conn.execute("SELECT key, value FROM meta WHERE key LIKE 'embed_%'").fetchall())
-    assert stamp == {"embed_model": report["embedder"], "embed_text_format": "title-section-statement-v2"}
+    assert stamp == {"embed_model": report["embedder"], "embed_text_format": PRODUCT}
 
     again = runner.invoke(app, ["reindex", "--home", str(home)])
     assert again.exit_code == 0 and "nothing to re-embed" in again.stdout

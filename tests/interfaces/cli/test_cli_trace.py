@@ -13,10 +13,13 @@ from typer.testing import CliRunner
 
 from equimind import __version__
 from equimind.config import Settings
+from equimind.ingest.embed_format import PRODUCT_FORMAT
 from equimind.interfaces.cli.main import app
 from equimind.security.trace import config_hash, corpus_signature
 from equimind.sources.local import LocalFileSource
 from equimind.store.docstore import DocStore
+
+PRODUCT = PRODUCT_FORMAT.value
 
 pytestmark = pytest.mark.integration
 
@@ -53,8 +56,8 @@ def test_json_outputs_carry_the_trace_of_the_home(tmp_path: Path, nvda_template:
     # the API and MCP results over this home hash their settings the same way (test_api_trace, test_mcp)
     snap = Settings(home=home, snapshot=corpus_dir.resolve())
     assert market[0]["trace"]["config_hash"] == market[1]["trace"]["config_hash"] == config_hash(
-        snap, "title-section-statement-v2")
-    assert check["trace"]["config_hash"] == config_hash(Settings(home=home), "title-section-statement-v2")
+        snap, PRODUCT)
+    assert check["trace"]["config_hash"] == config_hash(Settings(home=home), PRODUCT)
 
 
 def test_a_setting_that_changes_results_changes_the_config_hash(tmp_path: Path, nvda_template: Path) -> None:
