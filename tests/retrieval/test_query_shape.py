@@ -56,3 +56,34 @@ def test_statement_names_are_not_metrics_and_known_words_are_not_repeated() -> N
     assert concept_words("What were total revenues?") == []  # "revenues" is already there
     assert concept_words("What were research and development expense totals?") == []
     assert not shape_query("What drives margins?").changed
+
+
+def test_engine_search_finds_a_line_item_that_shares_no_word_with_the_paraphrase(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """"bottom-line profit" names no word of "Net income (loss)"; the concept words reach it through BM25, and the
+    search result says which words were added."""
+    from datetime import date
+
+    from equimind.config import Settings
+    from equimind.engine import EquiMindEngine
+    from equimind.ingest.tokens import WhitespaceTokenizer
+    from equimind.models import Document, Origin, Section, Source
+    from equimind.retrieval.embed import HashEmbedder
+    from equimind.services import open_services
+
+    filler = " ".join(f"Paragraph {j} discusses store openings and staffing." for j in range(40))
+    text = f"Item 8. Financial Statements\n{filler}\n| Net income (loss) | 1,234 |\n{filler}"
+    doc = Document(id=Document.make_id("acme", text), source_key="acme", ticker="ACME", cik=None, company="Acme",
+                   source=Source.LOCAL, origin=Origin.LOCAL_FILE, form="10-K", filed_at=date(2024, 2, 1),
+                   period_end=None, url=None, title="Acme 10-K", text=text,
+                   sections=(Section("Item 8. Financial Statements", 0, len(text)),))
+    services = open_services(Settings(home=tmp_path / "h", child_tokens=40, parent_tokens=120),
+                             embedder=HashEmbedder(), tokenizer=WhitespaceTokenizer())
+    services.pipeline().run([doc])
+    engine = EquiMindEngine(services)
+    res = engine.search("What was Acme's bottom-line profit?", mode="bm25", top_k=3)
+    assert res.sparse_terms == "net income loss" and res.query == "What was Acme's bottom-line profit?"
+    assert "Net income (loss)" in res.hits[0].text
+    off = Settings(home=tmp_path / "h", child_tokens=40, parent_tokens=120, query_shaping=False)
+    plain = EquiMindEngine(open_services(off, embedder=HashEmbedder(), tokenizer=WhitespaceTokenizer()))
+    res_off = plain.search("What was Acme's bottom-line profit?", mode="bm25", top_k=3)
+    assert res_off.sparse_terms == "" and all("Net income" not in h.text for h in res_off.hits)
