@@ -8,8 +8,10 @@ drops the hidden ``ix:header`` and ``display:none`` content); its node tree is w
 - blocks separated by a blank line; page furniture ("Table of Contents" links, bare page numbers) dropped, and a
   paragraph cut by a page break (no closing punctuation, next block starts in lower case) joined back.
 
-Sections are then found in that text (``parse_sections``). PDFs go through pypdf page by page; pages are joined by a
-blank line and each page's span is recorded (``PageSpan``, zero-based like FinanceBench).
+Sections are then found in that text (``parse_sections``). PDFs go through pypdf page by page in layout mode, which
+keeps each printed table row on one line; ``pdf_tables.layout_to_markdown`` turns the rows into Markdown tables and
+collapses the spaces of prose lines, so a PDF's statements read like a filing's. Pages are joined by a blank line and
+each page's span is recorded (``PageSpan``, zero-based like FinanceBench).
 
 The fiscal year and period a filing declares in its hidden inline-XBRL header (``dei:DocumentFiscalYearFocus``,
 ``dei:DocumentFiscalPeriodFocus``) are kept as ``ParsedText.fiscal``: NVIDIA's 10-Q for the quarter ended
@@ -30,6 +32,7 @@ from typing import Any
 from equimind.errors import ParseError
 from equimind.ingest.parse_sections import detect_sections
 from equimind.ingest.parse_tables import table_node_markdown
+from equimind.ingest.pdf_tables import layout_to_markdown
 from equimind.models import PageSpan, Section
 
 log = logging.getLogger(__name__)
@@ -160,7 +163,8 @@ def assemble(blocks: Iterator[Block] | list[Block]) -> str:
 
 
 def parse_pdf(source: Path | bytes, form: str | None = None, *, name: str | None = None) -> ParsedText:
-    """PDF → canonical text page by page (pypdf). Raises ParseError for an unreadable or text-less PDF."""
+    """PDF → canonical text page by page (pypdf layout mode, tables as Markdown). Raises ParseError for an unreadable
+    or text-less PDF."""
     t0 = time.perf_counter()
     label = name or (str(source) if isinstance(source, Path) else "<pdf>")
     pages = _pdf_page_texts(source, label)
@@ -186,7 +190,8 @@ def _pdf_page_texts(source: Path | bytes, label: str) -> list[str]:
 
     try:
         reader = PdfReader(io.BytesIO(source) if isinstance(source, bytes) else source)
-        return [clean_page_text(page.extract_text() or "") for page in reader.pages]
+        return [clean_page_text(layout_to_markdown(page.extract_text(extraction_mode="layout") or ""))
+                for page in reader.pages]
     except FileNotFoundError:
         raise
     except Exception as exc:  # pypdf raises PdfReadError, ValueError, KeyError... on damaged files

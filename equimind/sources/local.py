@@ -155,7 +155,7 @@ def _document(path: Path, meta: FileMeta, parsed: ParsedText) -> Document:
         pairs.append(("fiscal_quarter", meta.fiscal_quarter))
     if meta.dated:
         pairs.append(("date_basis", "document date from the file name"))
-    pairs.append(("parser", "pypdf" if path.suffix.lower() == ".pdf" else "edgartools-html"))
+    pairs.append(("parser", "pypdf-layout" if path.suffix.lower() == ".pdf" else "edgartools-html"))
     return Document(
         id=Document.make_id(source_key, parsed.text), source_key=source_key, ticker=meta.ticker, cik=None,
         company=meta.company, source=Source.LOCAL, origin=Origin.LOCAL_FILE, form=meta.form, filed_at=meta.dated,
