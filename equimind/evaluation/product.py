@@ -3,7 +3,7 @@
 Each question is searched through ``EquiMindEngine.search`` itself — the code path of the ``equimind search`` command
 (``interfaces/cli/store.py``) with no filter option: the filter the engine parses from the question (auto filter),
 the configured mode (``hybrid+rerank`` by default; without a cross-encoder the RRF order is kept and the block says
-so), the configured fusion weights and ``top_k`` 10 — over the ``statement`` store, whose embedding text is the product
+so), the configured fusion weights and ``top_k`` 10 — over the ``cells`` store, whose embedding text is the product
 format. Nothing here re-implements a stage; the harness only judges the hits.
 """
 
@@ -20,10 +20,10 @@ from equimind.ingest.embed_format import PRODUCT_FORMAT
 from equimind.models import Document
 from equimind.services import Services
 
-PRODUCT_VARIANT = "statement"
+PRODUCT_VARIANT = "cells"
 PRODUCT_SETTING = "shared"  # every document in one store; the harness passes no filter, the engine parses its own
 PRODUCT_KEY = "product"
-WHAT = ("EquiMindEngine.search(question, top_k=10) as `equimind search` runs it: statement store (every document), "
+WHAT = ("EquiMindEngine.search(question, top_k=10) as `equimind search` runs it: cells store (every document), "
         "filter parsed from the question, configured mode and fusion weights, rerank when a cross-encoder is present")
 
 

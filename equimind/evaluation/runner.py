@@ -196,11 +196,12 @@ def cross_comparisons(runs: dict[tuple[str, str], dict[str, ArmRun]], sweeps: di
 # ----------------------------------------------------------------------------------------------------------------
 # Cached evaluation stores
 
-STORE_VARIANTS: tuple[str, ...] = ("base", "context", "statement")
+STORE_VARIANTS: tuple[str, ...] = ("base", "context", "statement", "cells")
 
 
 VARIANT_FORMATS: dict[str, str] = {"base": "chunk-text-v0", "context": "title-section-v1",
-                                   "statement": "title-section-statement-v2"}
+                                   "statement": "title-section-statement-v2",
+                                   "cells": "title-section-statement-cells-v3"}
 """Embedding-text format (``equimind.ingest.embed_format``) of each store variant."""
 
 
@@ -212,7 +213,8 @@ def product_variant() -> str:
 def variant_format(variant: str) -> str:
     """``base``: the chunk text itself (``chunk-text-v0``); ``context``: the chunk under a one-line header of document
     title and section (``title-section-v1``); ``statement``: that header plus the financial statement the chunk lies
-    in (``title-section-statement-v2``, the product format)."""
+    in (``title-section-statement-v2``); ``cells``: v2 with table rows embedded as their cells
+    (``title-section-statement-cells-v3``, the product format)."""
     if variant not in VARIANT_FORMATS:
         raise ValueError(f"unknown store variant {variant!r}; valid: {', '.join(STORE_VARIANTS)}")
     return VARIANT_FORMATS[variant]

@@ -111,4 +111,4 @@ def test_the_evaluation_engines_run_the_offline_analyst_with_a_typed_provider(tm
     monkeypatch.setattr(answer_quality, "open_store", fake_open_store)
     answer_quality.financebench_engine(base, tmp_path / "fb", tmp_path / "fbcache")
     assert seen[0].provider is ProviderName.OFFLINE and seen[0].snapshot == base.corpus_dir  # recorded, no network
-    assert seen[0].home == tmp_path / "fbcache" / "statement"  # the product-format store
+    assert seen[0].home == tmp_path / "fbcache" / "cells"  # the product-format store

@@ -1,5 +1,5 @@
-"""The ``product`` block scores exactly what ``equimind search`` returns (EquiMindEngine.search over the statement
-store, the product's embedding text, filter parsed from the question), and ``--variants statement`` alone builds one
+"""The ``product`` block scores exactly what ``equimind search`` returns (EquiMindEngine.search over the cells
+store, the product's embedding text, filter parsed from the question), and ``--variants cells`` alone builds one
 store."""
 
 from __future__ import annotations
@@ -31,17 +31,17 @@ def _run(tmp_path: Path, corpus_dir: Path, variants: tuple[str, ...]) -> dict:  
 
 
 def test_product_block_is_engine_search_over_the_product_store_alone(tmp_path: Path, corpus_dir: Path) -> None:
-    result = _run(tmp_path, corpus_dir, ("statement",))
-    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == ["statement"]  # no other store was built
+    result = _run(tmp_path, corpus_dir, ("cells",))
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == ["cells"]  # no other store was built
     assert result["config"]["product_block"] == "product"
     block = result["metrics"]["product"]
-    assert block["variant"] == "statement" and block["mode"] == ["hybrid+rerank"]
+    assert block["variant"] == "cells" and block["mode"] == ["hybrid+rerank"]
     assert any("rerank: unavailable" in d for d in block["degraded"])
     assert block["n_questions"] >= 3 and block["auto_filtered"] == block["n_questions"]  # each names Netflix
-    assert "product_minus_statement_shared_parsed_hybrid" in block
+    assert "product_minus_cells_shared_parsed_hybrid" in block
 
     # The same questions through the engine by hand: the same per-question scores.
-    services, _ = open_variant_store(Settings(home=tmp_path / "cache" / "statement"), "statement", list,
+    services, _ = open_variant_store(Settings(home=tmp_path / "cache" / "cells"), "cells", list,
                                      lambda docs: True, embedder=HashEmbedder(),
                                      reranker=FixedScoreReranker({}, unavailable="none"),
                                      tokenizer=WhitespaceTokenizer())
@@ -54,6 +54,6 @@ def test_product_block_is_engine_search_over_the_product_store_alone(tmp_path: P
 
 
 def test_without_the_product_store_the_product_block_says_why(tmp_path: Path, corpus_dir: Path) -> None:
-    result = _run(tmp_path, corpus_dir, ("context",))
+    result = _run(tmp_path, corpus_dir, ("statement",))
     assert result["config"]["product_block"] is None
-    assert "--variants statement" in result["metrics"]["product"]["unavailable"]
+    assert "--variants cells" in result["metrics"]["product"]["unavailable"]

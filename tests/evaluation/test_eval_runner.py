@@ -111,7 +111,7 @@ def test_end_to_end_pairs_the_product_run_with_the_plain_rrf_base_run() -> None:
         return ArmRun("hybrid", {"recall_any@10": x, "mrr@10": x / 2, "ndcg@10": x / 3})
 
     before, after = run([0.0, 0.0, 1.0, 0.0]), run([1.0, 1.0, 1.0, 0.0])
-    out = end_to_end({("statement", "shared_parsed"): {"hybrid": after}}, {("base", "shared"): {"bm25=1.0": before}})
+    out = end_to_end({("cells", "shared_parsed"): {"hybrid": after}}, {("base", "shared"): {"bm25=1.0": before}})
     assert out is not None
     assert (out["before_recall@10"], out["after_recall@10"]) == (0.25, 0.75)
     assert out["after_minus_before"]["recall_any@10"]["diff"] == 0.5

@@ -124,3 +124,17 @@ def test_the_statement_format_puts_the_caption_in_the_header_and_the_others_do_n
     assert stored_chunk_texts(EmbedFormat("title-section-statement-v2"), [c, c],
                               titles, load) == [embed_text_for("title-section-statement-v2")(c, doc)] * 2
     assert loads == [doc.id]  # once per document
+
+
+def test_the_cells_format_embeds_table_rows_as_their_cells() -> None:
+    from equimind.ingest.embed_format import table_cells_as_text
+
+    text = "| (Millions) | 2018 | 2017 |\n| --- | --- | --- |\n| Purchases of PP&E | (1,577) | (1,373) |\n" \
+           "| Cash Flows |  |  |\nA sentence | with a bar."
+    assert table_cells_as_text(text) == ("(Millions) 2018 2017\nPurchases of PP&E (1,577) (1,373)\nCash Flows\n"
+                                         "A sentence | with a bar.")
+    doc = make_doc("Consolidated Balance Sheets\n\n| | 2024 |\n| --- | --- |\n| Total assets | 364,980 |")
+    c = chunk_of(doc, "| Total assets | 364,980 |")
+    assert embed_text_for("title-section-statement-cells-v3")(c, doc) == \
+        "3M 10-K FY2018 | Item 8. Financial Statements | balance sheet\nTotal assets 364,980"
+    assert c.text == "| Total assets | 364,980 |"  # the chunk (BM25, citations) keeps the exact span

@@ -29,7 +29,8 @@ OutOpt = Annotated[Path | None, typer.Option("--json", help="Write the result JS
 CacheOpt = Annotated[Path, typer.Option("--cache", help="Where evaluation stores are cached (re-runs reuse them).")]
 VariantsOpt = Annotated[str, typer.Option("--variants", help="Store variants, comma-separated: base (chunk text "
                                           "embedded), context (title | section header), statement (title | section "
-                                          "| financial statement: the product's).")]
+                                          "| financial statement), cells (statement, table rows as cells: the "
+                                          "product's).")]
 ArmsOpt = Annotated[str, typer.Option("--arms", help=f"Comma-separated arms: {', '.join(RETRIEVAL_MODES)}.")]
 
 
