@@ -66,4 +66,10 @@ def test_research_must_show(tmp_path: Path, corpus_dir: Path) -> None:
     for r in (first, second):
         r.pop("timings_ms")
         r.pop("agentic_rag")
-    assert first == second  # and on this ask the first answer is already the whole-filing answer
+    # The first answer ranks the deferred passages by BM25 and on-the-fly vectors only, so it may quote other
+    # sentences than the whole-filing answer (it says so in its degraded line, checked above). What must not move:
+    # the figures, the bull case built from them, the rating, and the conviction beyond a claim's weight (ADR 0010).
+    assert first["figures"] == second["figures"] and first["bull_case"] == second["bull_case"]
+    assert first["rating"] == second["rating"] and abs(first["conviction"] - second["conviction"]) <= 0.05
+    shared = {c["text"] for c in first["bear_case"]} & {c["text"] for c in second["bear_case"]}
+    assert len(shared) >= len(second["bear_case"]) - 2
