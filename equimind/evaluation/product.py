@@ -15,23 +15,22 @@ from typing import Any
 
 from equimind.engine import EquiMindEngine
 from equimind.evaluation.metrics import Judgement, score_judgements
-from equimind.evaluation.runner import KS, ArmRun, EvalQuery, compare, stored_documents, summarise, variant_format
-from equimind.ingest.embed_format import PRODUCT_FORMAT
+from equimind.evaluation.runner import (
+    KS,
+    ArmRun,
+    EvalQuery,
+    compare,
+    product_variant,
+    stored_documents,
+    summarise,
+)
 from equimind.models import Document
 from equimind.services import Services
 
-PRODUCT_VARIANT = "cells"
 PRODUCT_SETTING = "shared"  # every document in one store; the harness passes no filter, the engine parses its own
 PRODUCT_KEY = "product"
 WHAT = ("EquiMindEngine.search(question, top_k=10) as `equimind search` runs it: cells store (every document), "
         "filter parsed from the question, configured mode and fusion weights, rerank when a cross-encoder is present")
-
-
-def product_variant() -> str:
-    """The store variant whose embedding text is the product format (checked, so the two cannot drift apart)."""
-    if variant_format(PRODUCT_VARIANT) != PRODUCT_FORMAT.value:
-        raise ValueError(f"store variant {PRODUCT_VARIANT!r} is not the product format {PRODUCT_FORMAT.value}")
-    return PRODUCT_VARIANT
 
 
 def run_product(services: Services, queries: Sequence[EvalQuery], k: int = 10) -> tuple[ArmRun, dict[str, Any]]:
@@ -65,7 +64,7 @@ def product_block(services: Services, queries: Sequence[EvalQuery], reference: A
     """The JSON ``product`` block: summary with CIs and per-type means, what ran, per-question scores, and the paired
     difference to ``reference`` (the harness's own arm over the same store and questions)."""
     run, info = run_product(services, queries)
-    block: dict[str, Any] = {"what": WHAT, "variant": PRODUCT_VARIANT, "setting": PRODUCT_SETTING,
+    block: dict[str, Any] = {"what": WHAT, "variant": product_variant(), "setting": PRODUCT_SETTING,
                              "mode": info["modes"], "degraded": info["degraded"],
                              "auto_filtered": info["auto_filtered"], "n_questions": len(queries),
                              "summary": summarise(run, [q.qtype for q in queries], seed)}

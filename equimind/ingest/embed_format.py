@@ -21,7 +21,7 @@ with the current format and rewrites the stamp.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Protocol
@@ -29,7 +29,7 @@ from typing import Protocol
 from equimind.errors import ConfigError
 from equimind.ingest.captions import caption_of, document_captions
 from equimind.ingest.chunk import embedding_text
-from equimind.models import Chunk, Degradation, Document
+from equimind.models import Chunk, Degradation, Document, DocumentRef
 
 EmbedText = Callable[[Chunk, Document], str]
 """(child chunk, its document) -> the text the embedder sees."""
@@ -104,10 +104,10 @@ def parse_format(name: str | EmbedFormat) -> EmbedFormat:
         raise ConfigError(f"unknown embedding-text format {name!r}; valid: {valid}") from None
 
 
-def text_with_title(fmt: EmbedFormat, chunk: Chunk, title: str, caption: str | None = None) -> str:
-    """What ``fmt`` embeds for ``chunk`` of a document titled ``title`` whose statement caption at the chunk is
-    ``caption`` (when only the document's metadata is at hand; see ``USES_CAPTIONS`` for the formats that read it)."""
-    return _TEXT_FNS[fmt](chunk, title, caption)
+def text_with_title(fmt: EmbedFormat, chunk: Chunk, title: str) -> str:
+    """What ``fmt`` embeds for ``chunk`` of a document titled ``title``, for a format that reads nothing else of the
+    document (not one of ``USES_CAPTIONS``)."""
+    return _TEXT_FNS[fmt](chunk, title, None)
 
 
 def embed_text_for(name: str | EmbedFormat) -> EmbedText:
@@ -119,14 +119,20 @@ def embed_text_for(name: str | EmbedFormat) -> EmbedText:
     return lambda chunk, doc: fn(chunk, doc.title, caption_of(document_captions(doc), chunk))
 
 
-def stored_chunk_texts(fmt: EmbedFormat, chunks: Sequence[Chunk], titles: Mapping[str, str],
-                       load: Callable[[str], Document]) -> list[str]:
-    """What ``fmt`` embeds for stored chunks, given their documents' titles by doc id; ``load`` (doc id -> the
-    stored document) is called only for a format that reads the document's statement captions."""
+class _DocSource(Protocol):
+    def get_refs(self, doc_ids: Iterable[str]) -> Mapping[str, DocumentRef]: ...
+    def get_document(self, doc_id: str) -> Document: ...
+
+
+def stored_chunk_texts(fmt: EmbedFormat, chunks: Sequence[Chunk], docstore: _DocSource) -> list[str]:
+    """What ``fmt`` embeds for stored chunks: a format that reads the statement captions loads each document once,
+    any other only the documents' metadata (for their titles)."""
+    doc_ids = list(dict.fromkeys(c.doc_id for c in chunks))
     if fmt not in USES_CAPTIONS:
-        return [text_with_title(fmt, c, titles[c.doc_id]) for c in chunks]
+        refs = docstore.get_refs(doc_ids)
+        return [text_with_title(fmt, c, refs[c.doc_id].title) for c in chunks]
     fn = embed_text_for(fmt)
-    docs = {doc_id: load(doc_id) for doc_id in dict.fromkeys(c.doc_id for c in chunks)}
+    docs = {doc_id: docstore.get_document(doc_id) for doc_id in doc_ids}
     return [fn(c, docs[c.doc_id]) for c in chunks]
 
 

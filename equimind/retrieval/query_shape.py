@@ -25,6 +25,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from equimind.answer.concepts import find_metrics
+
 _SENTENCE = re.compile(r"(?<=[.?!])\s+")
 _QUESTION_START = re.compile(r"(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|does|do|did|has|have|"
                              r"had|can|could|will|would|should)\b", re.IGNORECASE)
@@ -64,8 +66,6 @@ _CAMEL = re.compile(r"[A-Z][a-z]+|[A-Z]+(?![a-z])")
 def concept_words(text: str) -> list[str]:
     """The words of the first XBRL concept name of each metric ``text`` names (rule 5), in text order, each once;
     a phrase of words all already in ``text`` is left out."""
-    from equimind.answer.concepts import find_metrics
-
     have = set(re.findall(r"\w+", text.lower()))
     out: list[str] = []
     for match in find_metrics(_STATEMENT.sub(" ", text)):

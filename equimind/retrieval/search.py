@@ -191,10 +191,9 @@ class HybridSearcher:
         missing = [cid for cid in todo if cid not in self._on_demand]
         if missing:
             chunks = self.docstore.get_chunks(missing)
-            refs = self.docstore.get_refs({c.doc_id for c in chunks.values()})
             ids = [cid for cid in missing if cid in chunks]
             texts = stored_chunk_texts(self.expected_embedding.text_format, [chunks[cid] for cid in ids],
-                                       {d: r.title for d, r in refs.items()}, self.docstore.get_document)
+                                       self.docstore)
             if len(self._on_demand) > ON_DEMAND_CACHE:
                 self._on_demand.clear()
             self._on_demand.update(zip(ids, self.embedder.embed(texts), strict=True))

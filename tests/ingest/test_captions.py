@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from equimind.engine import doc_ref
 from equimind.ingest.captions import caption_at, caption_of, statement_captions, title_kind
 from equimind.ingest.embed_format import EmbedFormat, embed_text_for, stored_chunk_texts
-from equimind.models import Chunk, Document, Origin, PageSpan, Source
+from equimind.models import Chunk, Document, DocumentRef, Origin, PageSpan, Source
 
 
 def make_doc(text: str, pages: tuple[PageSpan, ...] = ()) -> Document:
@@ -112,18 +113,23 @@ def test_the_statement_format_puts_the_caption_in_the_header_and_the_others_do_n
     assert embed_text_for("title-section-v1")(c, doc) == \
         "3M 10-K FY2018 | Item 8. Financial Statements\nProperty, plant and equipment — net 8,738"
     loads: list[str] = []
+    refs: list[str] = []
 
-    def load(doc_id: str) -> Document:
-        loads.append(doc_id)
-        return doc
+    class Store:
+        def get_refs(self, doc_ids: list[str]) -> dict[str, DocumentRef]:
+            refs.extend(doc_ids)
+            return {d: doc_ref(doc) for d in doc_ids}
 
-    titles = {doc.id: doc.title}
-    assert stored_chunk_texts(EmbedFormat("title-section-v1"), [c], titles, load) == \
+        def get_document(self, doc_id: str) -> Document:
+            loads.append(doc_id)
+            return doc
+
+    assert stored_chunk_texts(EmbedFormat("title-section-v1"), [c], Store()) == \
         [embed_text_for("title-section-v1")(c, doc)]
-    assert loads == []  # a format without captions never loads the document
+    assert loads == [] and refs == [doc.id]  # a format without captions never loads the document
     assert stored_chunk_texts(EmbedFormat("title-section-statement-v2"), [c, c],
-                              titles, load) == [embed_text_for("title-section-statement-v2")(c, doc)] * 2
-    assert loads == [doc.id]  # once per document
+                              Store()) == [embed_text_for("title-section-statement-v2")(c, doc)] * 2
+    assert loads == [doc.id] and refs == [doc.id]  # once per document, and no second read of its metadata
 
 
 def test_the_cells_format_embeds_table_rows_as_their_cells() -> None:
