@@ -132,6 +132,10 @@ class Settings(BaseSettings):
     rrf_k: int = 60
     rrf_dense_weight: float = 1.0
     rrf_bm25_weight: float = 0.3  # measured: docs/evaluation.md (plain RRF, 1.0, hurt on FinanceBench)
+    rrf_bm25_weight_line_items: float = Field(
+        default=1.0, description="The BM25 leg's weight when query shaping added the line-item words of a metric or "
+        "ratio the question names (SearchResult.sparse_terms): those words are what the dense leg lacks, so both "
+        "legs count alike (plain RRF). Measured: docs/decisions/0012-statement-words-in-bm25.md.")
     collapse_parents: bool = Field(default=False, description="Keep only the best-ranked child of each parent, so the "
                                    "top k hits are k distinct parent passages (measured trade-off: "
                                    "docs/evaluation.md).")
@@ -196,7 +200,7 @@ class Settings(BaseSettings):
     def _provider(cls, v: object) -> ProviderName:
         return provider_name(v) if isinstance(v, str) else v  # type: ignore[return-value]
 
-    @field_validator("rrf_dense_weight", "rrf_bm25_weight")
+    @field_validator("rrf_dense_weight", "rrf_bm25_weight", "rrf_bm25_weight_line_items")
     @classmethod
     def _weight(cls, v: float) -> float:
         if not 0.0 <= v <= 10.0:

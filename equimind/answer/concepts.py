@@ -39,6 +39,16 @@ list that has a fact for the asked period wins (companies switch concepts over t
 * ``shares_outstanding`` (shares, instant): dei: EntityCommonStockSharesOutstanding; us-gaap:
   CommonStockSharesOutstanding. Phrases: shares outstanding.
 
+Ratios (``RATIOS``) are not reported facts but the line items they are computed from: a question naming one
+("operating margin", "effective tax rate") names its components. ``gross margin`` = gross profit / revenue;
+``operating margin`` = operating income / revenue; ``net margin`` / ``profit margin`` = net income / revenue;
+``effective tax rate`` = income tax expense (benefit) / income (loss) before income taxes; ``capital intensity``
+("capital-intensive") = capital expenditures and net property, plant and equipment against revenue and total assets.
+Each names its line items in the words of the us-gaap concepts that report them (``GrossProfit``, ``Revenues``,
+``OperatingIncomeLoss``, ``NetIncomeLoss``, ``IncomeTaxExpenseBenefit``, ``IncomeLoss...BeforeIncomeTaxes...``,
+``PaymentsToAcquirePropertyPlantAndEquipment``, ``PropertyPlantAndEquipmentNet``, ``Assets``). Retrieval uses them
+(``retrieval/query_shape.py`` rule 6); the answerer does not compute them from XBRL.
+
 Segment figures (NVIDIA's data center revenue, AWS sales) carry XBRL dimensions, which companyfacts does not have:
 a question with words beyond the metric, its verbs and its period is not an XBRL ask and goes to the extractive path.
 """
@@ -111,6 +121,34 @@ METRICS: tuple[MetricSpec, ...] = (
        "dei:EntityCommonStockSharesOutstanding us-gaap:CommonStockSharesOutstanding", SHARES, flow=False),
 )
 
+
+@dataclass(frozen=True)
+class RatioSpec:
+    """A computed ratio a question may name, and the statement line items it is computed from (in the words of the
+    us-gaap concepts that report them)."""
+
+    key: str
+    phrases: tuple[str, ...]
+    line_items: tuple[str, ...]
+
+
+def _r(key: str, phrases: str, line_items: str) -> RatioSpec:
+    return RatioSpec(key, tuple(p.strip() for p in phrases.split(";")), tuple(i.strip() for i in line_items.split(";")))
+
+
+RATIOS: tuple[RatioSpec, ...] = (
+    _r("gross_margin", "gross margin; gross margins; gross profit margin; gross profit margins",
+       "gross profit; revenues"),
+    _r("operating_margin", "operating margin; operating margins; operating income margin; operating profit margin",
+       "operating income loss; revenues"),
+    _r("net_margin", "net margin; net margins; profit margin; profit margins; net profit margin; net income margin",
+       "net income loss; revenues"),
+    _r("effective_tax_rate", "effective tax rate; effective tax rates; effective income tax rate",
+       "income tax expense benefit; income loss before income taxes"),
+    _r("capital_intensity", "capital intensive; capital intensity",
+       "payments to acquire property plant and equipment; property plant and equipment net; revenues; assets"),
+)
+
 # Verbs and modifiers an XBRL ask may use around the metric ("How much did NVIDIA earn", "total net sales").
 METRIC_VERBS = _wordset("""spend spent earn earned generate generated report reported post posted record recorded
 book booked make made pay paid carry carried hold held have had total net reported consolidated company overall
@@ -146,3 +184,18 @@ def find_metrics(text: str) -> list[MetricMatch]:
             taken.append((m.start(), m.end()))
             found.append(MetricMatch(metric, phrase, m.start(), m.end()))
     return sorted(found, key=lambda f: f.start)
+
+
+_RATIO_PATTERNS = tuple(sorted(((_pattern(p), r) for r in RATIOS for p in r.phrases),
+                               key=lambda pr: -len(pr[0].pattern)))
+
+
+def find_ratios(text: str) -> list[tuple[RatioSpec, int, int]]:
+    """Every ratio named in ``text`` (longest phrase first, non-overlapping) with its span, in text order."""
+    low = text.lower().replace("\u2019", "'")
+    found: list[tuple[RatioSpec, int, int]] = []
+    for pat, ratio in _RATIO_PATTERNS:
+        for m in pat.finditer(low):
+            if not any(m.start() < b and a < m.end() for _, a, b in found):
+                found.append((ratio, m.start(), m.end()))
+    return sorted(found, key=lambda f: f[1])

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from equimind.lru import LRU
@@ -160,3 +160,19 @@ def caption_of(captions: Sequence[Caption], chunk: Chunk) -> str | None:
     """The statement a child lies in: the one governing its first character, else its last (a child that runs from
     the foot of one page into a statement page)."""
     return caption_at(captions, chunk.start) or caption_at(captions, max(chunk.start, chunk.end - 1))
+
+
+def captioned_texts(chunks: Sequence[Chunk], get_document: Callable[[str], Document]) -> list[str]:
+    """What the BM25 index reads for each child: the statement it lies in, if any, then its text ("balance sheet",
+    ``\n``, "| Merchandise inventories | 5,409 | 5,209 |"), so a question that names the statement finds its rows.
+    Each document is read once (the children of one document come together)."""
+    out: list[str] = []
+    doc_id: str | None = None
+    captions: tuple[Caption, ...] = ()
+    for c in chunks:
+        if c.doc_id != doc_id:
+            doc_id = c.doc_id
+            captions = document_captions(get_document(doc_id))
+        name = caption_of(captions, c) if captions else None
+        out.append(f"{name}\n{c.text}" if name else c.text)
+    return out

@@ -28,6 +28,7 @@ from typing import Protocol
 from pydantic import BaseModel, Field
 
 from equimind.errors import ConfigError, EquiMindError
+from equimind.ingest.captions import captioned_texts
 from equimind.ingest.embed_format import (
     PRODUCT_FORMAT,
     REINDEX_FIX,
@@ -155,7 +156,8 @@ class IngestPipeline:
         return bool(exists()) if callable(exists) else False
 
     def _rebuild_sparse(self) -> None:
-        self._sparse.build(list(self._docstore.iter_chunks(only_indexed=True)))
+        chunks = list(self._docstore.iter_chunks(only_indexed=True))
+        self._sparse.build(chunks, captioned_texts(chunks, self._docstore.get_document))
         self._sparse.save()
 
     def _ingest_one(self, doc: Document, report: IngestReport, progress: Progress, defer: DeferRule | None) -> bool:

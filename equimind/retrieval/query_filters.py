@@ -9,7 +9,10 @@ Rules (applied in order):
 
 1. Companies: a document matches when one of its aliases occurs in the question as a whole word. A one-word alias
    that is also an ordinary word ("Block", "Target") must be written as a proper noun (capitalised or upper case);
-   longer aliases and tickers match case-insensitively / as upper-case words respectively.
+   longer aliases and tickers match case-insensitively / as upper-case words respectively. A clipped compound of a
+   name of two or more words ("AMEX" or "AmEx" for American Express, "FedEx" for Federal Express) matches too: a word
+   of four to ten letters, written in upper case or with a capital inside, that is the words' leading letters (at
+   least two of each word, every word in order; "of", "and", "the" skipped) run together.
 2. Periods: four-digit years (``2018``, ``FY2018``, ``fiscal 2018``) and ``FY18``-style short years are read. When a
    company matched, its documents are narrowed to those whose fiscal year is mentioned, if any is; a question whose
    years match none of that company's documents keeps all of them (the user may be asking about a comparative year).
@@ -49,6 +52,31 @@ _COMMON_WORDS = frozenset(
     ["block", "target", "apple", "visa", "gap", "square", "ball", "meta", "oracle", "general", "best", "shell",
      "ford", "progressive"]
 )
+
+
+_CLIPPED = re.compile(r"(?<![\w-])([A-Z][A-Za-z]{3,9})(?:'s)?(?![\w-])")
+_NAME_FILLERS = frozenset(["of", "and", "the"])
+
+
+def name_words(company: str | None) -> tuple[str, ...]:
+    """The words of a company's name without legal suffixes, lower case, fillers dropped ("American Express")."""
+    aliases = company_aliases(company)
+    short = aliases[1] if len(aliases) > 1 else aliases[0] if aliases else ""
+    return tuple(w for w in re.findall(r"[a-z]+", short.lower()) if w not in _NAME_FILLERS)
+
+
+def is_clipped_form(token: str, words: Sequence[str]) -> bool:
+    """``token`` (lower case) is the leading letters of every word of ``words``, two or more of each, in order."""
+    if not words:
+        return not token
+    head, rest = words[0], words[1:]
+    return any(token[:n] == head[:n] and is_clipped_form(token[n:], rest)
+               for n in range(2, min(len(head), len(token)) + 1))
+
+
+def clipped_tokens(question: str) -> list[str]:
+    """Words of ``question`` that may be a clipped company name: upper case, or with a capital inside."""
+    return [t.lower() for t in _CLIPPED.findall(question) if t.isupper() or any(c.isupper() for c in t[1:])]
 
 
 @dataclass(frozen=True)
@@ -149,14 +177,17 @@ class QueryFilterParser:
                 pats.append(re.compile(rf"(?<![\w$-]){re.escape(ticker.upper())}(?![\w-])"))
             patterns[f.doc_id] = pats
         self._patterns = patterns
+        self._words = {f.doc_id: words for f in self.facts if len(words := name_words(f.company)) >= 2}
 
     @classmethod
     def from_documents(cls, docs: Iterable[Document]) -> QueryFilterParser:
         return cls(DocFacts.of(d) for d in docs)
 
     def companies(self, question: str) -> list[DocFacts]:
-        """Documents whose company (or ticker) the question names."""
-        return [f for f in self.facts if any(p.search(question) for p in self._patterns[f.doc_id])]
+        """Documents whose company (or ticker, or a clipped form of its name) the question names."""
+        clipped = clipped_tokens(question)
+        return [f for f in self.facts if any(p.search(question) for p in self._patterns[f.doc_id])
+                or any(is_clipped_form(t, self._words.get(f.doc_id, ())) for t in clipped)]
 
     def parse(self, question: str) -> FilterSpec:
         """The filter the question's own words imply (empty when it names no stored company)."""

@@ -18,6 +18,10 @@ not about the page that holds it, yet they weigh in both retrieval legs. The rul
    profit", "capex", "earn") adds the words of the name of its first XBRL concept ("net income loss", "payments to
    acquire property plant and equipment"): the wording line items are printed in, which a paraphrase does not share.
    Statement names are not metrics ("cash flow statement" does not name "cash").
+6. A ratio the text names (``concepts.RATIOS``: gross / operating / net margin, effective tax rate, capital
+   intensity) adds the words of the line items it is computed from ("operating margin" -> "operating income loss",
+   "revenues"), since the page that answers a margin question is the statement or table of those lines; the ratio's
+   own words are then not read as a metric ("profit margin" is not "profit").
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from equimind.answer.concepts import find_metrics
+from equimind.answer.concepts import find_metrics, find_ratios
 
 _SENTENCE = re.compile(r"(?<=[.?!])\s+")
 _QUESTION_START = re.compile(r"(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|does|do|did|has|have|"
@@ -64,13 +68,19 @@ _CAMEL = re.compile(r"[A-Z][a-z]+|[A-Z]+(?![a-z])")
 
 
 def concept_words(text: str) -> list[str]:
-    """The words of the first XBRL concept name of each metric ``text`` names (rule 5), in text order, each once;
-    a phrase of words all already in ``text`` is left out."""
+    """The line-item words of each ratio ``text`` names (rule 6) and the words of the first XBRL concept name of each
+    metric it names (rule 5), in text order, each once; a phrase of words all already in ``text`` is left out."""
     have = set(re.findall(r"\w+", text.lower()))
-    out: list[str] = []
-    for match in find_metrics(_STATEMENT.sub(" ", text)):
+    rest = _STATEMENT.sub(lambda m: " " * len(m.group(0)), text)
+    found: list[tuple[int, str]] = []
+    for ratio, start, end in find_ratios(rest):
+        found += [(start, item) for item in ratio.line_items]
+        rest = rest[:start] + " " * (end - start) + rest[end:]
+    for match in find_metrics(rest):
         local = match.metric.concepts[0].split(":", 1)[-1]
-        words = " ".join(_CAMEL.findall(local)).lower()
+        found.append((match.start, " ".join(_CAMEL.findall(local)).lower()))
+    out: list[str] = []
+    for _, words in sorted(found, key=lambda f: f[0]):
         if words not in out and not set(words.split()) <= have:
             out.append(words)
     return out

@@ -129,7 +129,8 @@ class HybridSearcher:
 
     def search(self, query: str, flt: FilterSpec | None = None, mode: str | None = None,
                top_k: int | None = None, sparse_terms: str = "") -> SearchResult:
-        """``sparse_terms``: words the BM25 leg searches for besides ``query`` (the concept words of query shaping)."""
+        """``sparse_terms``: words the BM25 leg searches for besides ``query`` (the line-item words of query shaping);
+        when given, the BM25 leg weighs ``rrf_bm25_weight_line_items`` in the fusion."""
         mode = self._check_mode(mode or self.default_mode)
         top_k = self.settings.top_k if top_k is None else top_k
         if top_k <= 0:
@@ -156,7 +157,7 @@ class HybridSearcher:
             with timer.stage("embed_deferred"):
                 dense = self._score_unembedded(qvec, dense, bm25, pair.dense)
         with timer.stage("fusion"):
-            candidates = self._fuse(mode, dense, bm25)
+            candidates = self._fuse(mode, dense, bm25, line_items=bool(sparse_terms.strip()))
         with timer.stage("hydrate"):
             rerankable = mode is RetrievalMode.HYBRID_RERANK and self.reranker is not None and self.reranker.available
             need = max(top_k, self.settings.rerank_top_n) if rerankable else top_k
@@ -201,14 +202,17 @@ class HybridSearcher:
         return sorted([*dense, *extra], key=lambda h: (-h[1], h[0]))[: self.settings.dense_top_k]
 
     def _fuse(self, mode: RetrievalMode, dense: list[tuple[str, float]],
-              bm25: list[tuple[str, float]]) -> list[_Candidate]:
+              bm25: list[tuple[str, float]], *, line_items: bool = False) -> list[_Candidate]:
+        """Weighted RRF of the two legs; the BM25 leg weighs ``rrf_bm25_weight_line_items`` instead of
+        ``rrf_bm25_weight`` when it also searched for line-item words (``sparse_terms``)."""
         if mode is RetrievalMode.DENSE:
             return [_Candidate(cid, StageScores(dense_rank=r, dense_score=s)) for r, (cid, s) in enumerate(dense, 1)]
         if mode is RetrievalMode.BM25:
             return [_Candidate(cid, StageScores(bm25_rank=r, bm25_score=s)) for r, (cid, s) in enumerate(bm25, 1)]
         dense_score, bm25_score = dict(dense), dict(bm25)
         fused = rrf_fuse([[c for c, _ in dense], [c for c, _ in bm25]], k=self.settings.rrf_k,
-                         weights=(self.settings.rrf_dense_weight, self.settings.rrf_bm25_weight))
+                         weights=(self.settings.rrf_dense_weight, self.settings.rrf_bm25_weight_line_items
+                                  if line_items else self.settings.rrf_bm25_weight))
         return [
             _Candidate(f.id, StageScores(dense_rank=f.ranks[0], dense_score=dense_score.get(f.id),
                                          bm25_rank=f.ranks[1], bm25_score=bm25_score.get(f.id), rrf_score=f.score))

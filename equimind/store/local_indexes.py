@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from equimind.ingest.captions import captioned_texts
 from equimind.models import Chunk
 from equimind.store.docstore import DocStore
 from equimind.store.indexfiles import IndexFormatError, fingerprint
@@ -119,7 +120,7 @@ class LocalIndexes:
 
     def _build_bm25(self, chunks: list[Chunk]) -> BM25Index:
         t0 = time.perf_counter()
-        bm25 = BM25Index(self.root).build(chunks)
+        bm25 = BM25Index(self.root).build(chunks, captioned_texts(chunks, self.docstore.get_document))
         bm25.save()
         log.info("rebuilt BM25 over %d chunks in %.1f s", len(chunks), time.perf_counter() - t0)
         return bm25

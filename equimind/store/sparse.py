@@ -36,7 +36,8 @@ from equimind.store.sparse_subset import Postings, subset_scores
 log = logging.getLogger(__name__)
 
 KIND = "equimind-bm25"
-FORMAT_VERSION = 2  # 2: term-frequency postings beside bm25s' score matrix (subset statistics for filtered queries)
+FORMAT_VERSION = 3  # 2: term-frequency postings beside bm25s' score matrix (subset statistics for filtered queries);
+# 3: a child inside a primary financial statement is indexed under the statement's name (ADR 0012)
 K1, B = 1.5, 0.75
 STOPWORDS = "en"
 STEMMER_LANGUAGE = "english"
@@ -84,13 +85,16 @@ class BM25Index:
     def __len__(self) -> int:
         return len(self.meta)
 
-    def build(self, chunks: Sequence[Chunk]) -> BM25Index:
-        """(Re)index the chunks' texts in memory (``save`` persists them); returns self."""
+    def build(self, chunks: Sequence[Chunk], texts: Sequence[str] | None = None) -> BM25Index:
+        """(Re)index the chunks in memory (``save`` persists them); returns self. ``texts``: what to index for each
+        chunk (default: its text; the store passes ``captions.captioned_texts``)."""
+        if texts is not None and len(texts) != len(chunks):
+            raise ValueError(f"{len(texts)} texts for {len(chunks)} chunks")
         retriever, postings = None, None
         if chunks:
             import bm25s
 
-            tokens = tokenize([c.text for c in chunks], _stemmer())
+            tokens = tokenize(list(texts) if texts is not None else [c.text for c in chunks], _stemmer())
             retriever = bm25s.BM25(method="lucene", k1=K1, b=B)
             retriever.index(tokens, show_progress=False)
             postings = Postings.build(tokens, retriever.vocab_dict)

@@ -144,3 +144,73 @@ def test_the_cells_format_embeds_table_rows_as_their_cells() -> None:
     assert embed_text_for("title-section-statement-cells-v3")(c, doc) == \
         "3M 10-K FY2018 | Item 8. Financial Statements | balance sheet\nTotal assets 364,980"
     assert c.text == "| Total assets | 364,980 |"  # the chunk (BM25, citations) keeps the exact span
+
+
+def test_bm25_reads_a_statement_passage_under_its_statement_name() -> None:
+    from equimind.ingest.captions import captioned_texts
+
+    doc = paged(
+        "Item 7. MD&A\nInventories rose because of new stores.",
+        "Consolidated Balance Sheets\nAssets\n| Merchandise inventories | 5,409 | 5,209 |",
+    )
+    md_a, row = chunk_of(doc, "Inventories rose"), chunk_of(doc, "| Merchandise inventories | 5,409 | 5,209 |")
+    reads: list[str] = []
+
+    def get(doc_id: str) -> Document:
+        reads.append(doc_id)
+        return doc
+
+    assert captioned_texts([md_a, row], get) == [
+        "Inventories rose", "balance sheet\n| Merchandise inventories | 5,409 | 5,209 |"]
+    assert reads == [doc.id]  # one read per document
+
+
+def test_a_balance_sheet_question_finds_the_row_through_bm25_and_an_old_index_is_rebuilt(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The row shares "inventories" with MD&A sentences that say it more often; the question's "balance sheet" is
+    what tells them apart, and only the caption carries it (the row's passage does not hold the title). A BM25 index
+    saved in the format before captions is not read: it is rebuilt."""
+    import json
+
+    from equimind.config import Settings
+    from equimind.ingest.tokens import WhitespaceTokenizer
+    from equimind.retrieval.embed import HashEmbedder
+    from equimind.services import open_services
+    from equimind.store.indexfiles import FORMAT_FILE
+    from equimind.store.sparse import FORMAT_VERSION, BM25Index
+
+    filler = "\n".join(f"Inventories planning note {i}: inventories and inventories matter." for i in range(12))
+    rows = "\n".join(f"| Asset line {i} | {i} | {i + 1} |" for i in range(8))
+    tail = "Other matters: " + "store staffing and openings continued. " * 8
+    doc = paged(f"Item 7. MD&A\n{filler}\n{tail}", f"Consolidated Balance Sheets\nAssets\n{rows}\n"
+                "| Merchandise inventories | 5,409 | 5,209 |\n| Total assets | 12,901 | 13,049 |")
+    settings = Settings(home=tmp_path / "h", child_tokens=30, parent_tokens=90)
+    services = open_services(settings, embedder=HashEmbedder(), tokenizer=WhitespaceTokenizer())
+    services.pipeline().run([doc])
+    hits = services.searcher().search("balance sheet inventories", mode="bm25", top_k=5).hits
+
+    def order(texts: list[str]) -> tuple[int, int]:  # (rank of the row's passage, of the first MD&A note)
+        row = next(i for i, t in enumerate(texts) if "Merchandise inventories" in t)
+        note = next((i for i, t in enumerate(texts) if "planning note" in t), len(texts))
+        return row, note
+
+    row, note = order([h.text for h in hits])
+    assert row < note and "Balance Sheets" not in hits[row].text
+    # the same children indexed by their text alone rank an MD&A note above the row
+    chunks = list(services.docstore.iter_chunks(only_indexed=True))
+    by_id = {c.id: c.text for c in chunks}
+    plain = BM25Index(None).build(chunks).search("balance sheet inventories", 20)
+    texts = [by_id[cid] for cid, _ in plain]
+    assert any("Merchandise inventories" in t for t in texts)
+    p_row, p_note = order(texts)
+    assert p_note < p_row
+    # an index stamped with the previous format version is rebuilt on the next search, not read
+    current = settings.bm25_path / (settings.bm25_path / "CURRENT").read_text().strip()
+    stamp_file = current / FORMAT_FILE
+    stamp = json.loads(stamp_file.read_text())
+    assert stamp["format_version"] == FORMAT_VERSION
+    stamp_file.write_text(json.dumps({**stamp, "format_version": FORMAT_VERSION - 1}))
+    fresh = open_services(settings, embedder=HashEmbedder(), tokenizer=WhitespaceTokenizer()).searcher()
+    again = fresh.search("balance sheet inventories", mode="bm25", top_k=5).hits
+    assert [h.chunk_id for h in again] == [h.chunk_id for h in hits]
+    new_current = settings.bm25_path / (settings.bm25_path / "CURRENT").read_text().strip()
+    assert json.loads((new_current / FORMAT_FILE).read_text())["format_version"] == FORMAT_VERSION

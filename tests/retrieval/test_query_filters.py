@@ -107,3 +107,17 @@ def test_a_year_inside_a_calendar_date_is_not_a_fiscal_year() -> None:
     assert mentioned_years("Did NVIDIA sell H20 chips in the July 2025 quarter?") == set()
     assert mentioned_years("the buyback announced on May 1, 2024 and the Sept. 30, 2024 balance") == set()
     assert mentioned_years("Mayor 2024 and August 2025 versus fiscal 2026") == {2024, 2026}
+
+
+def test_a_clipped_compound_of_a_two_word_name_names_the_company() -> None:
+    docs = [*DOCS, _doc("axp22", "American Express", fiscal_year="2022"),
+            _doc("fdx", "Federal Express Corp", fiscal_year="2022")]
+    parser = QueryFilterParser.from_documents(docs)
+    assert parser.parse("Does AMEX have an improving operating margin profile as of 2022?").doc_ids == ("axp22",)
+    assert parser.parse("How did AmEx and FedEx do?").doc_ids == ("axp22", "fdx")
+    # written in lower case it is an ordinary word; a one-word name ("NVIDIA") has no clipped form; every word of the
+    # name gives two letters or more, in order
+    assert parser.parse("the amex index rose").is_empty()
+    assert parser.parse("What is NVID's revenue?").is_empty()
+    assert parser.parse("What did AMX report?").is_empty() and parser.parse("What did EXAM report?").is_empty()
+    assert parser.parse("Is BEBU a ticker?").doc_ids == ("bby19",)  # Best Buy's words, two letters each

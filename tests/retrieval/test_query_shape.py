@@ -87,3 +87,15 @@ def test_engine_search_finds_a_line_item_that_shares_no_word_with_the_paraphrase
     plain = EquiMindEngine(open_services(off, embedder=HashEmbedder(), tokenizer=WhitespaceTokenizer()))
     res_off = plain.search("What was Acme's bottom-line profit?", mode="bm25", top_k=3)
     assert res_off.sparse_terms == "" and all("Net income" not in h.text for h in res_off.hits)
+
+
+def test_a_named_ratio_brings_the_words_of_the_line_items_it_is_computed_from() -> None:
+    assert shape_query("What drove operating margin change as of FY2022 for 3M?").terms == \
+        ("operating income loss", "revenues")
+    assert concept_words("Are Best Buy's gross margins historically consistent?") == ["gross profit", "revenues"]
+    assert concept_words("How does Boeing's effective tax rate in FY2022 compare to FY2021?") == \
+        ["income tax expense benefit", "income loss before income taxes"]
+    assert concept_words("Is 3M a capital-intensive business?") == \
+        ["payments to acquire property plant and equipment", "property plant and equipment net", "revenues", "assets"]
+    # the ratio's own words are not read as a metric: "profit margin" is not "profit" (net income loss twice)
+    assert concept_words("What is the profit margin and the revenue?") == ["net income loss", "revenues"]

@@ -236,3 +236,19 @@ def test_sparse_terms_reach_the_bm25_leg_only(stores: Stores) -> None:
     dense = s.search("zzz", mode="dense", top_k=5)
     dense_expanded = s.search("zzz", mode="dense", top_k=5, sparse_terms="export controls")
     assert [h.chunk_id for h in dense.hits] == [h.chunk_id for h in dense_expanded.hits]
+
+
+@pytest.mark.integration
+def test_the_bm25_leg_weighs_as_much_as_the_dense_leg_when_it_searched_for_line_item_words(stores: Stores) -> None:
+    s = searcher(_with(stores, rrf_bm25_weight=0.0, rrf_bm25_weight_line_items=1.0, rrf_k=60))
+    query = "export controls on advanced chips risk"
+    plain = s.search(query, mode="hybrid", top_k=30)
+    with_terms = s.search(query, mode="hybrid", top_k=30, sparse_terms="revenue")
+    # no line-item words: the BM25 leg weighs 0, so a hit's fused score is its dense share alone
+    assert all(h.scores.rrf_score == pytest.approx(1 / (60 + h.scores.dense_rank) if h.scores.dense_rank else 0.0)
+               for h in plain.hits)
+    # with them, both legs count alike (plain RRF)
+    for h in with_terms.hits:
+        want = sum(1 / (60 + r) for r in (h.scores.dense_rank, h.scores.bm25_rank) if r is not None)
+        assert h.scores.rrf_score == pytest.approx(want)
+    assert any(h.scores.bm25_rank is not None for h in with_terms.hits)
