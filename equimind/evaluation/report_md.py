@@ -24,18 +24,21 @@ hand.
 **What the product runs**: the `cells` store (each child embedded under its document title, section and, inside a
 primary financial statement, the statement's kind, its table rows as their cells: `title-section-statement-cells-v3`,
 `equimind/ingest/embed_format.py`, ADR 0011; PDFs read in pypdf's layout mode, statement rows as Markdown rows), the
-filter parsed from the query when the caller gives none (`equimind search`'s auto filter), query shaping (the ask
-sentence; the XBRL concept words of a metric it names go to the BM25 leg only, ADR 0009 and 0011), and `hybrid` with
-the BM25 leg weighted 0.3 against the dense leg's 1.0 (chosen from the fusion sweeps below: plain RRF let the weak
-BM25 leg push good dense hits out of the top 10). The **Product** block under each benchmark is what
-a user gets: every question searched through `EquiMindEngine.search` itself (the code path of `equimind search`:
-product store, auto filter, query shaping, configured mode, fusion weights and rerank when a cross-encoder is
+filter parsed from the query when the caller gives none (`equimind search`'s auto filter; a clipped name such as
+"AMEX" names its company, ADR 0012), query shaping (the ask sentence; the XBRL concept words of a metric it names and
+the line items of a ratio it names go to the BM25 leg only, ADR 0009, 0011 and 0012), BM25 over each child's text
+under the name of the statement it lies in (ADR 0012), and `hybrid` with the BM25 leg weighted 0.3 against the dense
+leg's 1.0 (chosen from the fusion sweeps below: plain RRF let the weak BM25 leg push good dense hits out of the top
+10), except when query shaping added line-item words: then both legs weigh 1.0 (plain RRF, ADR 0012). The misses left
+are analysed by cause in `docs/decisions/0012-statement-words-in-bm25.md`. The **Product** block under each benchmark
+is what a user gets: every question searched through `EquiMindEngine.search` itself (the code path of `equimind
+search`: product store, auto filter, query shaping, configured mode, fusion weights and rerank when a cross-encoder is
 present), not re-implemented by the harness; the result JSON names it (`config.product_block`). The harness's arms
-search the question text as given (no shaping). The **End to end** line compares the harness's *product store —
-shared + parsed filter — hybrid* arm, paired, with where the product started (present when the `base` store was
-run). "One child per parent"
-(`EQUIMIND_COLLAPSE_PARENTS`) is measured too and left off: it lifts FinanceBench's page-level recall but lowers the
-golden set's span-level recall, because a collapsed hit cites a sibling child of the gold passage.
+search the question text as given (no shaping). The **End to end** line compares the harness's *product store — shared
++ parsed filter — hybrid* arm, paired, with where the product started (present when the `base` store was run). "One
+child per parent" (`EQUIMIND_COLLAPSE_PARENTS`) is measured too and left off: it lifts FinanceBench's page-level
+recall but lowers the golden set's span-level recall, because a collapsed hit cites a sibling child of the gold
+passage.
 
 Metrics (equimind/evaluation/metrics.py), k = 10: **recall@10** = fraction of questions with at least one relevant
 chunk in the top 10 (FinanceBench's "page-level recall"); **MRR@10** = mean reciprocal rank of the first relevant

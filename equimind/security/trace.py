@@ -40,6 +40,7 @@ CONFIG_HASH_FIELDS: tuple[str, ...] = (
     "hnsw_space", "hnsw_m", "hnsw_ef_construction", "hnsw_ef_search",
     # retrieval: legs, fusion, rerank, filters, result size
     "retrieval_mode", "dense_top_k", "bm25_top_k", "rrf_k", "rrf_dense_weight", "rrf_bm25_weight",
+    "rrf_bm25_weight_line_items",
     "collapse_parents", "auto_filter", "query_shaping", "rerank_model", "rerank_top_n", "top_k",
     # the agents: provider, model and the research loop's limits
     "provider", "model", "debate_rounds", "max_iterations", "context_token_budget", "decay_per_day",
