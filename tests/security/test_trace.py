@@ -41,7 +41,8 @@ def test_every_setting_is_either_hashed_or_excluded_on_purpose() -> None:
 
 
 @pytest.mark.parametrize("update", [
-    {"top_k": 5}, {"retrieval_mode": "bm25"}, {"rrf_bm25_weight": 0.5}, {"rrf_bm25_weight_line_items": 0.5}, {"rrf_dense_weight": 0.7}, {"rrf_k": 30},
+    {"top_k": 5}, {"retrieval_mode": "bm25"}, {"rrf_bm25_weight": 0.5}, {"rrf_bm25_weight_line_items": 0.5},
+    {"rrf_dense_weight": 0.7}, {"rrf_k": 30},
     {"child_tokens": 150}, {"parent_tokens": 900}, {"embed_model": "other-model"}, {"rerank_model": "other/reranker"},
     {"provider": "openai"}, {"model": "gpt-x"}, {"collapse_parents": True}, {"auto_filter": False},
     {"debate_rounds": 2}, {"max_iterations": 2}, {"hnsw_ef_search": 80}, {"snapshot": Path("/recorded")},
