@@ -56,7 +56,9 @@ a question with words beyond the metric, its verbs and its period is not an XBRL
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 USD, USD_PER_SHARE, SHARES = "USD", "USD/shares", "shares"
 
@@ -168,34 +170,35 @@ def _pattern(phrase: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w&]){body}(?![\w&])")
 
 
-_ALL = sorted(((p, m) for m in METRICS for p in m.phrases), key=lambda pm: -len(pm[0]))
-_PATTERNS = tuple((_pattern(p), p, m) for p, m in _ALL)
+T = TypeVar("T")
+
+
+def _patterns(entries: Iterable[tuple[str, T]]) -> tuple[tuple[re.Pattern[str], str, T], ...]:
+    """(pattern, phrase, what it names) for each phrase, the longest phrase first."""
+    return tuple((_pattern(p), p, x) for p, x in sorted(entries, key=lambda px: -len(px[0])))
+
+
+def _longest_first(patterns: Sequence[tuple[re.Pattern[str], str, T]], text: str) -> list[tuple[T, str, int, int]]:
+    """(what, phrase, start, end) of every non-overlapping phrase in ``text``, longer phrases taken first, in text
+    order."""
+    low = text.lower().replace("\u2019", "'")
+    found: list[tuple[T, str, int, int]] = []
+    for pat, phrase, x in patterns:
+        for m in pat.finditer(low):
+            if not any(m.start() < b and a < m.end() for _, _, a, b in found):
+                found.append((x, phrase, m.start(), m.end()))
+    return sorted(found, key=lambda f: f[2])
+
+
+_PATTERNS = _patterns((p, m) for m in METRICS for p in m.phrases)
+_RATIO_PATTERNS = _patterns((p, r) for r in RATIOS for p in r.phrases)
 
 
 def find_metrics(text: str) -> list[MetricMatch]:
     """Every metric named in ``text``, longest phrase first, non-overlapping, in text order."""
-    low = text.lower().replace("\u2019", "'")
-    taken: list[tuple[int, int]] = []
-    found: list[MetricMatch] = []
-    for pat, phrase, metric in _PATTERNS:
-        for m in pat.finditer(low):
-            if any(m.start() < b and a < m.end() for a, b in taken):
-                continue
-            taken.append((m.start(), m.end()))
-            found.append(MetricMatch(metric, phrase, m.start(), m.end()))
-    return sorted(found, key=lambda f: f.start)
-
-
-_RATIO_PATTERNS = tuple(sorted(((_pattern(p), r) for r in RATIOS for p in r.phrases),
-                               key=lambda pr: -len(pr[0].pattern)))
+    return [MetricMatch(m, phrase, a, b) for m, phrase, a, b in _longest_first(_PATTERNS, text)]
 
 
 def find_ratios(text: str) -> list[tuple[RatioSpec, int, int]]:
     """Every ratio named in ``text`` (longest phrase first, non-overlapping) with its span, in text order."""
-    low = text.lower().replace("\u2019", "'")
-    found: list[tuple[RatioSpec, int, int]] = []
-    for pat, ratio in _RATIO_PATTERNS:
-        for m in pat.finditer(low):
-            if not any(m.start() < b and a < m.end() for _, a, b in found):
-                found.append((ratio, m.start(), m.end()))
-    return sorted(found, key=lambda f: f[1])
+    return [(r, a, b) for r, _, a, b in _longest_first(_RATIO_PATTERNS, text)]

@@ -16,16 +16,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from equimind.retrieval.query_filters import DocFacts, company_aliases
+from equimind.retrieval.query_filters import DocFacts, short_name
 
 _NON_WORD = re.compile(r"[^0-9a-z]+")
 
 
 def name_key(name: str) -> str:
     """A company name compared: legal suffixes dropped, lower case, punctuation and hyphens as spaces."""
-    aliases = company_aliases(name)
-    short = aliases[1] if len(aliases) > 1 else aliases[0] if aliases else ""
-    return " ".join(_NON_WORD.sub(" ", short.lower()).split())
+    return " ".join(_NON_WORD.sub(" ", short_name(name).lower()).split())
 
 
 def _registrants(ticker_names: Mapping[str, str]) -> dict[str, list[str]]:

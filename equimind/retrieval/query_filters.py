@@ -58,11 +58,15 @@ _CLIPPED = re.compile(r"(?<![\w-])([A-Z][A-Za-z]{3,9})(?:'s)?(?![\w-])")
 _NAME_FILLERS = frozenset(["of", "and", "the"])
 
 
+def short_name(company: str | None) -> str:
+    """The company's name without legal suffixes ("American Express" for "American Express Co"), else ""."""
+    aliases = company_aliases(company)
+    return aliases[1] if len(aliases) > 1 else aliases[0] if aliases else ""
+
+
 def name_words(company: str | None) -> tuple[str, ...]:
     """The words of a company's name without legal suffixes, lower case, fillers dropped ("American Express")."""
-    aliases = company_aliases(company)
-    short = aliases[1] if len(aliases) > 1 else aliases[0] if aliases else ""
-    return tuple(w for w in re.findall(r"[a-z]+", short.lower()) if w not in _NAME_FILLERS)
+    return tuple(w for w in re.findall(r"[a-z]+", short_name(company).lower()) if w not in _NAME_FILLERS)
 
 
 def is_clipped_form(token: str, words: Sequence[str]) -> bool:
