@@ -18,6 +18,7 @@ from equimind.agents.llm_factory import model_for_settings  # pydantic-ai and th
 from equimind.agents.providers import LLMConfig, model_settings, resolve_api_key
 from equimind.answer.answerer import Answerer
 from equimind.answer.llm_answer import LLMAnswerer
+from equimind.answer.similarity import UnitSimilarity
 from equimind.backtest.store import BacktestStore
 from equimind.config import EmbedBackend, Settings
 from equimind.errors import ConfigError, EquiMindError
@@ -78,6 +79,7 @@ class Services:
     # per-home caches keyed by content hashes (a document id names one text forever, so entries never go stale)
     doc_shas: dict[str, str] = field(default_factory=dict, repr=False)
     answerability_terms: dict[str, DocTerms] = field(default_factory=dict, repr=False)
+    _unit_similarity: UnitSimilarity | None = field(default=None, repr=False)
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
     _complete_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _embedder_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -106,6 +108,14 @@ class Services:
                 log.info("embedder prewarm failed: %s", exc)
 
         threading.Thread(target=build, name="equimind-embedder", daemon=True).start()
+
+    @property
+    def unit_similarity(self) -> UnitSimilarity:
+        """Question-sentence similarity for the extractive answerer, under this home's embedding model (built on
+        first use)."""
+        if self._unit_similarity is None:
+            self._unit_similarity = UnitSimilarity(lambda: self.embedder)
+        return self._unit_similarity
 
     @property
     def reranker(self) -> Reranker:
@@ -140,7 +150,7 @@ class Services:
             config = LLMConfig.from_settings(self.settings, api_key=self.llm_api_key())
             llm = LLMAnswerer(model, settings=model_settings(config), output_retries=config.retries)
         return Answerer(self.docstore, facts=self.sources.market.facts, llm=llm,
-                        terms_cache=self.answerability_terms)
+                        terms_cache=self.answerability_terms, similarity=self.unit_similarity)
 
     def llm_api_key(self) -> str | None:
         return resolve_api_key(self.settings.provider, self.settings.api_key_env())
@@ -154,7 +164,8 @@ class Services:
         return Services(settings, self.docstore, self.vectors, self.sparse, self._embedder, self._reranker,
                         self._tokenizer, self.text_format, self.searcher(), self.filter_parser(),
                         self.sources if same_sources else None, self.figure_cache, self.memory, None, None,
-                        self.doc_shas, self.answerability_terms, _complete_lock=self._complete_lock)
+                        self.doc_shas, self.answerability_terms, _unit_similarity=self.unit_similarity,
+                        _complete_lock=self._complete_lock)
 
     def release_sources(self) -> None:
         """Close this container's SourceSet (its live HTTP pools); the next use opens a new one."""

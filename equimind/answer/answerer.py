@@ -19,7 +19,7 @@ Passages filed after the as-of date are dropped before anything reads them.
 from __future__ import annotations
 
 import logging
-from collections.abc import MutableMapping, Sequence
+from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any
@@ -37,7 +37,8 @@ from equimind.answer.record import (
     RefusalReason,
     Support,
 )
-from equimind.answer.units import all_units, document_rows
+from equimind.answer.similarity import UnitSimilarity
+from equimind.answer.units import Unit, all_units, document_rows
 from equimind.answer.xbrl_answer import FactsSource, xbrl_answer
 from equimind.answerability.analysis import Subject
 from equimind.answerability.check import AnswerabilityCheck
@@ -90,10 +91,12 @@ class Side:
 
 class Answerer:
     def __init__(self, docstore: DocStore, facts: FactsSource | None = None, llm: LLMAnswerer | None = None,
-                 terms_cache: MutableMapping[str, DocTerms] | None = None) -> None:
+                 terms_cache: MutableMapping[str, DocTerms] | None = None,
+                 similarity: UnitSimilarity | None = None) -> None:
         import Stemmer
 
         self.docstore = docstore
+        self.similarity = similarity
         self.facts = facts
         self.llm = llm
         self.check = AnswerabilityCheck(docstore, terms_cache)
@@ -154,7 +157,7 @@ class Answerer:
             side = self._llm(q, key, mine, degraded)
             if side is not None:
                 return side
-        return self._extract(q, key, mine)
+        return self._extract(q, key, mine, degraded)
 
     def _xbrl(self, q: QuestionAnalysis, key: str, as_of: date, degraded: list[str]) -> Side | None:
         assert q.metric is not None
@@ -188,10 +191,10 @@ class Answerer:
         return Side((), RefusalReason.NOTHING_VERIFIED, "no sentence of the model's answer was verified: "
                     + "; ".join(res.drops), res.dropped)
 
-    def _extract(self, q: QuestionAnalysis, key: str, passages: Sequence[PassageRead]) -> Side:
+    def _extract(self, q: QuestionAnalysis, key: str, passages: Sequence[PassageRead], degraded: list[str]) -> Side:
         texts = {p.doc_id: self.docstore.get_document_text(p.doc_id) for p in passages}
         periods = self._doc_periods(texts)
-        ex = extract(q, all_units(texts, passages), texts, self._stem, key, periods)
+        ex = extract(q, all_units(texts, passages), texts, self._stem, key, periods, self._meaning(q, degraded))
         if ex.sentences:
             return Side(ex.sentences, None, f"extractive: {ex.to_log()}")
         if ex.qualifying and q.value_kind in TABLE_KINDS:
@@ -204,6 +207,22 @@ class Answerer:
                         f"{ex.qualifying} sentences/rows of {key} hold the terms, none a {q.value_kind.value}")
         return Side((), RefusalReason.NO_PASSAGES, f"no retrieved sentence or table row of {key} holds half of "
                     f"the question's terms (best {ex.best_coverage:.2f})")
+
+    def _meaning(self, q: QuestionAnalysis, degraded: list[str]) -> Callable[[Sequence[Unit]], list[float] | None]:
+        """The question-unit cosines for ``extract`` (None without a similarity model, noted in ``degraded``)."""
+        def scores(units: Sequence[Unit]) -> list[float] | None:
+            if self.similarity is None:
+                note = "answer: no unit similarity model given; sentences scored by term coverage alone"
+            else:
+                found = self.similarity.scores(q.question, units)
+                if found is not None:
+                    return found
+                note = f"answer: {self.similarity.problem}"
+            if note not in degraded:
+                degraded.append(note)
+            return None
+
+        return scores
 
     def _doc_periods(self, texts: dict[str, str]) -> dict[str, tuple[int | None, str | None]]:
         """doc id -> (fiscal year, fiscal period) as the document's source declared them."""

@@ -26,12 +26,20 @@ list that has a fact for the asked period wins (companies switch concepts over t
 * ``dividend_per_share`` (USD/shares, flow): us-gaap: CommonStockDividendsPerShareDeclared,
   CommonStockDividendsPerShareCashPaid. Phrases: dividend per share.
 * ``operating_cash_flow`` (USD, flow): us-gaap: NetCashProvidedByUsedInOperatingActivities. Phrases: operating cash
-  flow, cash from operations.
+  flow, cash from operations, cash flow(s) from operating activities.
+* ``cost_of_revenue`` (USD, flow): us-gaap: CostOfRevenue, CostOfGoodsAndServicesSold. Phrases: cost of revenue,
+  cost of sales, cost of goods sold, COGS.
 * ``cash`` (USD, instant): us-gaap: CashAndCashEquivalentsAtCarryingValue,
   CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents. Phrases: cash and cash equivalents, cash.
 * ``total_debt`` (USD, instant): us-gaap: LongTermDebt, LongTermDebtNoncurrent, DebtInstrumentCarryingAmount.
   Phrases: total debt, long-term debt, debt.
 * ``total_assets`` (USD, instant): us-gaap: Assets. Phrases: total assets.
+* ``current_assets`` / ``current_liabilities`` (USD, instant): us-gaap: AssetsCurrent / LiabilitiesCurrent.
+  Phrases: (total) current assets / liabilities.
+* ``inventories`` (USD, instant): us-gaap: InventoryNet. Phrases: inventories, inventory, merchandise inventories.
+* ``ppe_net`` (USD, instant): us-gaap: PropertyPlantAndEquipmentNet. Phrases: net property, plant and equipment,
+  property and equipment, net, net PP&E.
+* ``accounts_payable`` (USD, instant): us-gaap: AccountsPayableCurrent. Phrases: accounts payable.
 * ``total_liabilities`` (USD, instant): us-gaap: Liabilities. Phrases: total liabilities.
 * ``stockholders_equity`` (USD, instant): us-gaap: StockholdersEquity,
   StockholdersEquityIncludingPortionAttributableToNoncontrollingInterest. Phrases: stockholders' equity,
@@ -108,13 +116,27 @@ METRICS: tuple[MetricSpec, ...] = (
     _m("dividend_per_share", "Dividend per share", "dividend per share; dividends per share",
        "us-gaap:CommonStockDividendsPerShareDeclared us-gaap:CommonStockDividendsPerShareCashPaid", USD_PER_SHARE),
     _m("operating_cash_flow", "Operating cash flow", "operating cash flow; cash from operations; cash flow from "
-       "operations; cash provided by operating activities", "us-gaap:NetCashProvidedByUsedInOperatingActivities"),
+       "operations; cash provided by operating activities; cash flow from operating activities; cash flows from "
+       "operating activities; net cash provided by operating activities",
+       "us-gaap:NetCashProvidedByUsedInOperatingActivities"),
+    _m("cost_of_revenue", "Cost of revenue", "cost of revenue; cost of revenues; cost of sales; cost of goods sold; "
+       "cogs", "us-gaap:CostOfRevenue us-gaap:CostOfGoodsAndServicesSold"),
     _m("cash", "Cash and cash equivalents", "cash and cash equivalents; cash",
        "us-gaap:CashAndCashEquivalentsAtCarryingValue "
        "us-gaap:CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents", flow=False),
     _m("total_debt", "Total debt", "total debt; long-term debt; long term debt; debt",
        "us-gaap:LongTermDebt us-gaap:LongTermDebtNoncurrent us-gaap:DebtInstrumentCarryingAmount", flow=False),
     _m("total_assets", "Total assets", "total assets", "us-gaap:Assets", flow=False),
+    _m("current_assets", "Total current assets", "total current assets; current assets", "us-gaap:AssetsCurrent",
+       flow=False),
+    _m("current_liabilities", "Total current liabilities", "total current liabilities; current liabilities",
+       "us-gaap:LiabilitiesCurrent", flow=False),
+    _m("inventories", "Inventories", "inventories; inventory; total inventories; merchandise inventories",
+       "us-gaap:InventoryNet", flow=False),
+    _m("ppe_net", "Property, plant and equipment, net", "net property, plant and equipment; net property, plant, "
+       "and equipment; property, plant and equipment, net; net property and equipment; property and equipment, "
+       "net; net pp&e; pp&e, net", "us-gaap:PropertyPlantAndEquipmentNet", flow=False),
+    _m("accounts_payable", "Accounts payable", "accounts payable", "us-gaap:AccountsPayableCurrent", flow=False),
     _m("total_liabilities", "Total liabilities", "total liabilities", "us-gaap:Liabilities", flow=False),
     _m("stockholders_equity", "Stockholders' equity", "stockholders' equity; shareholders' equity; stockholders "
        "equity; shareholders equity", "us-gaap:StockholdersEquity "

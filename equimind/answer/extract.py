@@ -1,14 +1,18 @@
 """The extractive answerer: the sentence(s) or table row(s) of the retrieved passages that best answer the ask.
 
-Score of a unit (``units.Unit``) = the idf-weighted share of the ask's focus stems it holds (idf over the units of
-this answer's passages: log((N + 1) / (df + 0.5)), so a word every passage has counts little), plus
-``PERIOD_BONUS`` when it names the asked fiscal year, minus ``RANK_PENALTY`` per retrieval rank. A unit qualifies
-when it holds at least ``MIN_COVERAGE`` of the weight; the answer is the best qualifying unit that holds a value of
-the asked type (an amount for how much, a count for how many, a date for when, a name for which/where: ``values``).
-When qualifying units exist but none holds such a value the answer is "not found" — never a near miss. A unit with
-instruction-like text (``values.is_instruction``) is never an answer. A table row is quoted as the row plus its
-header row (the column header names the period) and the value is read from the column of the asked year.
-Deterministic: scores, then document order.
+Score of a unit (``units.Unit``) = the idf-weighted share of the ask's focus stems it holds (its *coverage*; idf over
+the units of this answer's passages: log((N + 1) / (df + 0.5)), so a word every passage has counts little), plus
+``SIMILARITY_WEIGHT`` times the cosine of the question and the unit under the store's embedding model (its meaning:
+``answer.similarity``; an answer written in other words than the question), plus ``PERIOD_BONUS`` when it names the
+asked fiscal year, minus ``RANK_PENALTY`` per retrieval rank. A unit qualifies when it holds at least
+``MIN_COVERAGE`` of the term weight, or when its cosine is at least ``MIN_SIMILARITY`` and it holds at least
+``MIN_COVERAGE_WITH_MEANING`` of the weight (meaning alone never qualifies: some word of the ask must be there). The
+answer is the best qualifying unit that holds a value of the asked type (an amount for how much, a count for how
+many, a date for when, a name for which/where: ``values``). When qualifying units exist but none holds such a value
+the answer is "not found" — never a near miss. A unit with instruction-like text (``values.is_instruction``) is
+never an answer. A table row is quoted as the row plus its header row (the column header names the period) and the
+value is read from the column of the asked year. Without an embedding model the score is the terms' alone, and the
+answer says so. Deterministic: scores, then document order.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import bisect
 import functools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -31,6 +35,9 @@ from equimind.answerability.analysis import stem_sets
 from equimind.models import sha256_hex
 
 MIN_COVERAGE = 0.5
+MIN_SIMILARITY = 0.5  # ... or this question-unit cosine (``answer.similarity``) with MIN_COVERAGE_WITH_MEANING
+MIN_COVERAGE_WITH_MEANING = 0.2
+SIMILARITY_WEIGHT = 1.0  # the cosine adds to the score as coverage does: two signals on one 0-1 scale
 PREFIX = 5
 TABLE_SCALE_NOTE = re.compile(r"\(?\s*in\s+(?:thousands|millions|billions)[^)]*\)?", re.I)
 PERIOD_BONUS = 0.15
@@ -48,6 +55,15 @@ class Scored:
     coverage: float
     score: float
     values: tuple[StatedValue, ...]
+    similarity: float | None = None
+
+    def qualifies(self) -> bool:
+        """Enough of the question's terms, or (with the embedding model) a meaning close to the question's and
+        some of its terms."""
+        if self.coverage >= MIN_COVERAGE:
+            return True
+        return (self.similarity is not None and self.similarity >= MIN_SIMILARITY
+                and self.coverage >= MIN_COVERAGE_WITH_MEANING)
 
 
 @dataclass(frozen=True)
@@ -195,14 +211,18 @@ def _names_head(q: QuestionAnalysis, text: str) -> bool:
     return any(m.group(1).lower() not in asked for m in re.finditer(pattern, text, re.I) if m.group(1)[0].isupper())
 
 
-def score_units(q: QuestionAnalysis, units: Sequence[Unit], stem: Any) -> list[Scored]:
+def score_units(q: QuestionAnalysis, units: Sequence[Unit], stem: Any,
+                similarity: Sequence[float] | None = None) -> list[Scored]:
+    """Each unit's coverage and score (module docstring); ``similarity``: the question-unit cosine per unit
+    (``answer.similarity``), None to score by terms alone."""
     terms = content_terms(q.terms, stem, q.value_kind is AnswerKind.AMOUNT)
     sets = stem_sets([u.context for u in units], stem)
     idf = _idf(sets, terms)
     total = sum(idf.values()) or 1.0
     year = _asked_year(q)
     out: list[Scored] = []
-    for u, s in zip(units, sets, strict=True):
+    sims = list(similarity) if similarity is not None else [None] * len(units)
+    for u, s, sim in zip(units, sets, sims, strict=True):
         coverage = sum(w for t, w in idf.items() if holds_term(t, s)) / total if terms else 0.0
         bonus = PERIOD_BONUS if year is not None and year in unit_years(u.context) else 0.0
         if u.kind is UnitKind.ROW:
@@ -212,7 +232,9 @@ def score_units(q: QuestionAnalysis, units: Sequence[Unit], stem: Any) -> list[S
         else:
             vals = tuple(values_of(q.value_kind, u.span.text, question_words=q.question.split()))
             bonus += HEAD_NAME_BONUS if _names_head(q, u.span.text) else 0.0
-        scored = Scored(u, coverage, coverage + bonus - RANK_PENALTY * u.rank, vals)
+        if sim is not None:
+            bonus += SIMILARITY_WEIGHT * sim
+        scored = Scored(u, coverage, coverage + bonus - RANK_PENALTY * u.rank, vals, sim)
         if _counted(q, scored, stem):
             scored = replace(scored, score=scored.score + COUNTED_BONUS)
         out.append(scored)
@@ -261,13 +283,15 @@ def _scale_word(scale: float) -> str:
 
 
 def extract(q: QuestionAnalysis, units: Sequence[Unit], texts: dict[str, str], stem: Any,
-            subject: str | None = None, doc_periods: DocPeriods | None = None) -> Extraction:
-    """The best answering unit(s) (module docstring); an empty ``sentences`` is "not found"."""
+            subject: str | None = None, doc_periods: DocPeriods | None = None,
+            similarity: Callable[[Sequence[Unit]], Sequence[float] | None] | None = None) -> Extraction:
+    """The best answering unit(s) (module docstring); an empty ``sentences`` is "not found"; ``similarity``: the
+    question-unit cosines of the units it is given (``answer.similarity``), or None."""
     prose = q.value_kind in (AnswerKind.TEXT, AnswerKind.YES_NO)  # an explanation is never a table row
     clean = [u for u in units if not is_instruction(u.context) and not (prose and u.kind is UnitKind.ROW)
              and not is_contents_row(u)]
-    scored = score_units(q, clean, stem)
-    qualifying = [s for s in scored if s.coverage >= MIN_COVERAGE]
+    scored = score_units(q, clean, stem, similarity(clean) if similarity is not None else None)
+    qualifying = [s for s in scored if s.qualifies()]
     need = needs_value(q.value_kind)
     usable = [s for s in qualifying if (s.values or not need) and period_ok(q, s, doc_periods or {})]
     usable.sort(key=lambda s: (-s.score, s.unit.rank, s.unit.span.start))

@@ -9,11 +9,14 @@ and the periods. Rules, first match wins (on the ask's lower-case words):
   count noun (employees, members, vehicles ...) and no money verb (spend, pay, cost ...), or a percent when the ask
   is about growth ("how much did X grow");
 * ``how fast|quickly``, ``what percentage|fraction|share|rate|margin``, ``by how much`` + grow -> percent;
+* ``what is|was`` + headcount / workforce / "number of" (no reported metric) -> count;
 * ``when`` / ``what year|date`` -> date; ``where``, ``which``, ``who``, ``in which`` -> name;
 * a first word that is an auxiliary (is, are, does, did, can, has ...) -> yes/no;
 * ``why``, ``what drove|caused|lifted``, ``how does X describe|explain|assign ...`` -> text, even when a metric is named
   ("what drove the decline in sales" asks for the reason, not the sales figure);
-* ``what was|were|is`` + a reported metric -> amount; any other ask -> text.
+* an instruction naming a percent ("in units of percents", "(as a %)") -> percent; ``what was|were|is`` + a
+  reported metric, or an instruction naming a currency unit ("Answer in USD millions", "(in USD millions)") ->
+  amount; any other ask -> text.
 
 An XBRL ask is an amount (or count / per-share) ask that names a metric of the concept map and whose other focus
 terms are only the metric's own words, verbs such as "earn" or "spend", and period words: anything else (a
@@ -44,6 +47,7 @@ EXPLAIN = re.compile(r"^why\b|\bwhat (drove|drives|caused|causes|explains|lifted
 COUNT_NOUNS = _wordset("""employees employee people staff headcount workforce workers members memberships
 subscribers subscriptions users customers headcounts employer employers vehicles cars units deliveries stores
 locations shares accounts countries offices facilities patents""")
+COUNT_HEADS = _wordset("headcount headcounts workforce")  # "what is X's headcount": the answer is a count
 GROWTH_WORDS = _wordset("grow grew growth grown increase increased rise rose decline declined fall fell change "
                          "changed")
 PERCENT_HEADS = _wordset("percentage percent fraction share proportion rate margin ratio")
@@ -83,8 +87,15 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9&']+", text.lower().replace("\u2019", "'"))
 
 
-def value_kind(words: Sequence[str], metric: MetricMatch | None) -> tuple[AnswerKind, str]:
-    """The kind of value that answers the ask (module docstring rules)."""
+AMOUNT_FORM = re.compile(r"\b(?:in|answer in|state answer in|in units of)\s+(?:usd|us\$|\$|dollars)\s*"
+                         r"(?:thousands|millions|billions)?\b|\(in (?:usd |\$ ?)?(?:thousands|millions|billions)\)",
+                         re.I)
+PERCENT_FORM = re.compile(r"\bin units of percents?\b|\(as a %\)|\bas a percent(?:age)?\b|%\s*margin\b", re.I)
+
+
+def value_kind(words: Sequence[str], metric: MetricMatch | None, question: str = "") -> tuple[AnswerKind, str]:
+    """The kind of value that answers the ask (module docstring rules); ``question``: the whole question, whose
+    instructions may name the answer's form ("Answer in USD millions", "in units of percents")."""
     text = " ".join(words)
     growth = bool(GROWTH_WORDS & set(words))
     nouns = COUNT_NOUNS & set(words)
@@ -98,14 +109,21 @@ def value_kind(words: Sequence[str], metric: MetricMatch | None) -> tuple[Answer
         if nouns and not MONEY_VERBS & set(words) and (metric is None or metric.metric.unit == SHARES):
             return AnswerKind.COUNT, f"how large + count noun '{sorted(nouns)[0]}'"
         return AnswerKind.AMOUNT, "how much/large"
+    if metric is None and re.search(r"\bwhat (is|was|are|were)\b", text) and (
+            COUNT_HEADS & set(words) or "number of" in text):
+        return AnswerKind.COUNT, "what is + headcount / number of"
     if (words and words[0] == "when") or re.search(r"\bwhat (year|date|day|month)\b", text):
         return AnswerKind.DATE, "when"
     if words and words[0] in AUXILIARIES:
         return AnswerKind.YES_NO, f"auxiliary '{words[0]}' first"
     if EXPLAIN.search(text):
         return AnswerKind.TEXT, "an explanation (why / what drove / how does ... describe)"
+    if PERCENT_FORM.search(question):
+        return AnswerKind.PERCENT, "the question asks for a percent"
     if metric is not None:
         return AnswerKind.AMOUNT, f"metric '{metric.phrase}'"
+    if AMOUNT_FORM.search(question) and not NAME_HEADS & set(words[:3]):
+        return AnswerKind.AMOUNT, "the question asks for an amount in a currency unit"
     if NAME_HEADS & set(words[:3]) or re.search(r"\bwhat (network|company|city|country|segments?|model)\b", text):
         return AnswerKind.NAME, "which/where/who"
     return AnswerKind.TEXT, "an explanation"
@@ -163,7 +181,7 @@ def analyse_question(question: str, subject: Subject, others: Sequence[Subject] 
     metrics = find_metrics(ask.ask)
     metric = metrics[0] if metrics else None
     words = _words(ask.ask)
-    vkind, cue = value_kind(words, metric)
+    vkind, cue = value_kind(words, metric, question)
     kind = vkind
     if topic and ask.kind is AskKind.DECISION and ask.topic:
         ask = replace(ask, kind=AskKind.SPECIFIC, terms=ask.topic, cue=f"the topic of a decision ask ({ask.cue})")

@@ -6,8 +6,11 @@ and judged:
 
 * **numeric_xbrl** — correct when a figure / stated value of the answer equals the gold XBRL value (relative
   tolerance ``REL_TOL``, after unit and scale normalisation), or a cited span overlaps a gold span;
-* **factual** — correct when a cited span overlaps a gold span, or (an XBRL answer cites no span) a figure equals a
-  number of the gold answer text at that number's precision;
+* **factual** — correct when a cited span overlaps a gold span, or a cited quote holds a gold quote's exact words
+  from another filing of the company (a 10-Q repeating the 10-K's sentence), or (an XBRL answer cites no span) a
+  figure equals a number of the gold answer text at that number's precision, or (a gold answer without numbers)
+  the answer's own sentences hold every content word of the gold answer; each row says which rule judged it
+  (``judged_by``), so the share under the span rule alone can be read off;
 * **comparison** — correct when every side is answered and each side's citation / value is judged as above;
   ``both_answered`` counts the supported ones;
 * **absent** — correct when refused.
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 from datetime import date
 from typing import Any
@@ -67,6 +71,52 @@ def cites_gold(ans: Answer, spans: Sequence[Sequence[ResolvedSpan]]) -> bool:
                for q in quotes for item in spans for g in item)
 
 
+def _flat(text: str) -> str:
+    return " ".join(text.replace("\u2019", "'").lower().split())
+
+
+def quotes_gold_words(ans: Answer, q: GoldenQuestion) -> bool:
+    """A cited quote holds a gold quote's exact words (case and white space aside) though from another filing of
+    the company than the one the gold names: a 10-Q repeating the 10-K's sentence is the same evidence."""
+    quotes = [_flat(x.text) for s in ans.sentences for x in s.quotes]
+    return any(_flat(g.quote) in t for g in q.gold for t in quotes)
+
+
+_STOP = frozenset(["the", "a", "an", "and", "of", "in", "on", "for", "to", "its", "it", "by", "at", "as", "or",
+                   "with", "from", "is", "are", "was", "were", "be", "than", "about"])
+
+
+def gold_words(answer: str) -> set[str]:
+    """The content words of a gold answer that states no number (empty for one with a number: ``value_matches``
+    judges those), at least two of three letters or more."""
+    if re.search(r"\d", answer):
+        return set()
+    words = {w for w in re.findall(r"[a-z][a-z&'-]+", answer.lower()) if len(w) >= 3 and w not in _STOP}
+    return words if len(words) >= 2 else set()
+
+
+def states_gold_answer(ans: Answer, q: GoldenQuestion) -> bool:
+    """The answer's own sentences (not the passages) hold every content word of the gold answer ("Family of Apps and
+    Reality Labs")."""
+    words = gold_words(q.answer or "")
+    said = set(re.findall(r"[a-z][a-z&'-]+", " ".join(s.text for s in ans.sentences).lower()))
+    return bool(words) and words <= said
+
+
+def judged_by(q: GoldenQuestion, ans: Answer, spans: Sequence[Sequence[ResolvedSpan]]) -> str | None:
+    """Which rule finds an answered question correct, the issue's own first: ``span`` (a cited span overlaps a gold
+    span), ``value``, ``same_words`` (the gold quote's words cited from another filing), ``gold_words``."""
+    if cites_gold(ans, spans):
+        return "span"
+    if value_matches(ans, q):
+        return "value"
+    if quotes_gold_words(ans, q):
+        return "same_words"
+    if states_gold_answer(ans, q):
+        return "gold_words"
+    return None
+
+
 def value_matches(ans: Answer, q: GoldenQuestion) -> bool:
     nums = answer_numbers(ans)
     if q.xbrl and "value" in q.xbrl:
@@ -81,7 +131,7 @@ def judge(q: GoldenQuestion, ans: Answer, spans: Sequence[Sequence[ResolvedSpan]
         return "correct" if ans.refused else "wrong"
     if ans.refused:
         return "refused"
-    ok = cites_gold(ans, spans) or value_matches(ans, q)
+    ok = judged_by(q, ans, spans) is not None
     if q.qtype == "comparison":
         sides = {s.subject for s in ans.sentences}
         ok = ok and ans.support.value == "supported" and len(sides) >= 2
@@ -96,7 +146,9 @@ def run_probe(engine: Any, answerer: Any, questions: Sequence[GoldenQuestion],
         hits = [h for t in q.tickers for h in engine.search(q.question, FilterSpec(tickers=(t,))).hits]
         ans: Answer = answerer.answer(q.question, q.tickers[0], as_of, hits)
         verdict = judge(q, ans, spans.get(q.id, []))
+        how = judged_by(q, ans, spans.get(q.id, [])) if verdict == "correct" and not q.absent else None
         rows.append({"id": q.id, "type": q.qtype, "question": q.question, "gold": q.answer, "verdict": verdict,
+                     "judged_by": how,
                      "support": ans.support.value, "kind": ans.kind.value,
                      "methods": [s.method.value for s in ans.sentences], "answer": ans.text[:400],
                      "refusal": ans.refusal.reason.value if ans.refusal else None,
@@ -137,5 +189,6 @@ def tally(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         out[qtype] = {"n": n, **counts, "correct_share": round(counts["correct"] / n, 3) if n else None,
                       "correct_ci95": wilson(counts["correct"], n),
                       "false_refusal_share": (round(counts["refused"] / n, 3) if n and qtype != "absent" else None),
-                      "gold_reached": sum(1 for r in mine if r["gold_reached"])}
+                      "gold_reached": sum(1 for r in mine if r["gold_reached"]),
+                      "judged_by": dict(sorted(Counter(r["judged_by"] for r in mine if r.get("judged_by")).items()))}
     return out

@@ -153,7 +153,8 @@ def financebench_answers(engine: EquiMindEngine, data_dir: Path) -> dict[str, An
     services = engine.services
     docs = {d.id: d for d in (services.docstore.get_document(r.doc_id)
                               for r in services.docstore.list_documents(status="indexed"))}
-    answerer = Answerer(services.docstore, facts=None, terms_cache=services.answerability_terms)
+    answerer = Answerer(services.docstore, facts=None, terms_cache=services.answerability_terms,
+                        similarity=services.unit_similarity)
     parser = services.filter_parser()
     rows: list[dict[str, Any]] = []
     for line in (data_dir / "questions.jsonl").read_text(encoding="utf-8").splitlines():

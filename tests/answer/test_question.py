@@ -36,6 +36,15 @@ META = Subject("META", name_words("META", "Meta Platforms, Inc."))
     ("Why did NVIDIA's revenue grow in fiscal 2025?", AnswerKind.TEXT),
     ("How does Amazon assign shared infrastructure costs to AWS?", AnswerKind.TEXT),
     ("Should I buy NVIDIA?", AnswerKind.DECISION),
+    # a head count asked with "what is": a count, not an explanation
+    ("What was NVIDIA's workforce at the end of fiscal 2025?", AnswerKind.COUNT),
+    ("What is the number of NVIDIA's employees?", AnswerKind.COUNT),
+    # the instructions name the answer's form when the item is not in the concept map
+    ("What is NVIDIA's goodwill at the fiscal 2025 year end?", AnswerKind.TEXT),
+    ("What is NVIDIA's goodwill at the fiscal 2025 year end? Answer in USD millions.", AnswerKind.AMOUNT),
+    ("What is NVIDIA's goodwill at the fiscal 2025 year end (in USD millions)?", AnswerKind.AMOUNT),
+    ("What is NVIDIA's fiscal 2025 revenue growth? Answer in units of percents.", AnswerKind.PERCENT),
+    ("What was NVIDIA's inventory at the end of fiscal 2025?", AnswerKind.AMOUNT),
 ])
 def test_answer_type(question: str, kind: AnswerKind) -> None:
     assert analyse_question(question, NVDA).kind is kind
@@ -55,6 +64,11 @@ def test_metric_phrases_longest_first() -> None:
     assert [m.metric.key for m in find_metrics("diluted earnings per share and deferred revenue")] == [
         "eps_diluted", "revenue"]
     assert [m.metric.key for m in find_metrics("R&D expense and capital expenditures")] == ["rnd", "capex"]
+    assert [m.metric.key for m in find_metrics("total current liabilities, total liabilities and current assets")] == [
+        "current_liabilities", "total_liabilities", "current_assets"]
+    assert [m.metric.key for m in find_metrics("COGS and net property, plant, and equipment")] == [
+        "cost_of_revenue", "ppe_net"]
+    assert [m.metric.key for m in find_metrics("cash flow from operating activities")] == ["operating_cash_flow"]
 
 
 def test_periods() -> None:
@@ -67,6 +81,8 @@ def test_periods() -> None:
     day = find_periods("deferred revenue at June 30, 2025")
     assert day == [day[0]] and day[0].kind is PeriodKind.DAY and day[0].day == date(2025, 6, 30)
     assert [p.fiscal_year for p in find_periods("FY2024 versus fiscal year 2025")] == [2024, 2025]
+    mid = find_periods("the dividend per share in mid-2025")  # a point in the year, not the whole fiscal year
+    assert [(p.kind, p.month, p.year, p.fiscal_year) for p in mid] == [(PeriodKind.MONTH_QUARTER, 6, 2025, None)]
 
 
 def test_comparison_of_two_companies_needs_counts_for_a_workforce() -> None:

@@ -74,3 +74,30 @@ def test_a_fiscal_year_that_has_not_ended_by_the_as_of_date_is_not_reported_yet(
     later = xbrl_answer(cf, METRIC["revenue"], Period(PeriodKind.FISCAL_YEAR, "fiscal 2025", fiscal_year=2025),
                         AS_OF, "NVDA")
     assert later.sentence is not None and not later.not_ended
+
+
+def test_balance_sheet_and_cost_lines_of_the_concept_map_answer_from_their_concepts(facts: Any) -> None:
+    """Inventories, current assets / liabilities, net PP&E, accounts payable (instants at the fiscal year end) and
+    cost of revenue (a flow) each come from their own us-gaap concept, not from a wider one."""
+    from equimind.answer.question import analyse_question
+    from equimind.answerability.analysis import Subject, name_words
+
+    apple = Subject("AAPL", name_words("AAPL", "Apple Inc."))
+    cf = facts.company_facts("AAPL")
+    cases = {
+        "What were Apple's inventories at the end of fiscal 2024?": ("us-gaap:InventoryNet", 7_286e6),
+        "What were Apple's total current liabilities at the end of fiscal 2024?": ("us-gaap:LiabilitiesCurrent",
+                                                                                   176_392e6),
+        "What were Apple's current assets at the end of fiscal 2024?": ("us-gaap:AssetsCurrent", 152_987e6),
+        "What was Apple's net property, plant and equipment at the end of fiscal 2024?": (
+            "us-gaap:PropertyPlantAndEquipmentNet", 45_680e6),
+        "What was Apple's accounts payable at the end of fiscal 2024?": ("us-gaap:AccountsPayableCurrent", 68_960e6),
+        "What was Apple's cost of sales in fiscal 2024?": ("us-gaap:CostOfGoodsAndServicesSold", 210_352e6),
+    }
+    for question, (concept, value) in cases.items():
+        q = analyse_question(question, apple)
+        assert q.xbrl and q.metric is not None, question
+        result = xbrl_answer(cf, q.metric.metric, q.periods[0], AS_OF, "AAPL")
+        assert result.sentence is not None, question
+        fig = result.sentence.figures[0]
+        assert (fig.provenance["concept"], fig.value, fig.period_end) == (concept, value, date(2024, 9, 28)), question

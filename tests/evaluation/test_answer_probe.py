@@ -47,3 +47,32 @@ def test_tally_and_misses() -> None:
     assert t["all_answerable"]["n"] == 2 and t["absent"]["false_refusal_share"] is None
     assert misses(rows) == {"refused: no_passages (gold not retrieved)": 1}
     assert wilson(0, 0) == (0.0, 0.0) and wilson(10, 10)[1] == 1.0
+
+
+def test_the_gold_words_quoted_from_another_filing_of_the_company_count() -> None:
+    gold = (GoldQuote("NVDA", "10-K", date(2025, 2, 26), "Headquartered in Santa Clara, California"),)
+    q = GoldenQuestion("g", "factual", "Where is NVIDIA based?", "Santa Clara.", ("NVDA",), gold)
+    span = [[ResolvedSpan("ten-k", 100, 140)]]
+
+    def quoting(text: str) -> Answer:
+        return _answer([AnswerSentence(text=text, method=Method.EXTRACTIVE, quotes=[
+            Quote(doc_id="ten-q", start=5, end=5 + len(text), text=text, doc_sha256="s")])])
+
+    assert judge(q, quoting("Headquartered  in Santa Clara, California, NVIDIA was incorporated"), span) == "correct"
+    assert judge(q, quoting("Headquartered in California"), span) == "wrong"
+
+
+def test_a_gold_answer_without_numbers_is_stated_when_every_content_word_is_said() -> None:
+    q = GoldenQuestion("g", "factual", "What are its segments?", "Family of Apps and Reality Labs.", ("META",), GOLD)
+
+    def saying(text: str) -> Answer:
+        return _answer([AnswerSentence(text=text, method=Method.EXTRACTIVE)])
+
+    assert judge(q, saying("We report two segments: Family of Apps (FoA) and Reality Labs (RL)."), []) == "correct"
+    assert judge(q, saying("We report Family of Apps results."), []) == "wrong"
+    number = GoldenQuestion("n", "factual", "How many?", "About 36,000.", ("NVDA",), GOLD)
+    assert judge(number, saying("About thirty-six thousand."), []) == "wrong"  # numbers are judged by value only
+    rows = [{"type": "factual", "verdict": "correct", "gold_reached": True, "refusal": None, "judged_by": "span"},
+            {"type": "factual", "verdict": "correct", "gold_reached": True, "refusal": None,
+             "judged_by": "gold_words"}]
+    assert tally(rows)["factual"]["judged_by"] == {"gold_words": 1, "span": 1}
