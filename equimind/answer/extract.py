@@ -30,8 +30,8 @@ from equimind.answer.question import QuestionAnalysis
 from equimind.answer.record import AnswerKind, AnswerSentence, Method, Quote, StatedValue
 from equimind.answer.units import Span, Unit, UnitKind, cells
 from equimind.answer.values import is_instruction, needs_value, table_scale, values_of
-from equimind.answer.vocabulary import Term, content_terms
 from equimind.answerability.analysis import stem_sets
+from equimind.answerability.vocabulary import Term, content_terms
 from equimind.models import sha256_hex
 
 MIN_COVERAGE = 0.5

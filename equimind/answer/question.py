@@ -33,8 +33,8 @@ from typing import Any
 from equimind.answer.concepts import METRIC_VERBS, SHARES, MetricMatch, find_metrics
 from equimind.answer.periods import Period, find_periods
 from equimind.answer.record import AnswerKind
-from equimind.answer.vocabulary import MONEY_VERBS
 from equimind.answerability.analysis import TOKEN, AskAnalysis, AskKind, Subject, analyse
+from equimind.answerability.vocabulary import MONEY_VERBS
 
 
 def _wordset(text: str) -> frozenset[str]:

@@ -15,10 +15,11 @@ A decision/outlook ask is always answerable (it gets a rating). A specific ask i
 * (c) the ask has at least ``MIN_TERMS_FOR_PASSAGE`` (3) focus terms, one is missing, and no single passage holds
   ``PASSAGE_SHARE`` (half) of them.
 
-A missing acronym (EBITDA, DPO, ROA: usually the analyst's abbreviation of words the filing spells out) is reported
-but counts for none of the rules. One missing common word alone never refuses: questions paraphrase ("headcount"
-for "employees", "pour into" for "invest"), and the dense leg of retrieval bridges paraphrase. Deterministic: sets,
-counts and document order only.
+A focus term counts as present where a phrase of its vocabulary group is (``vocabulary.GROUPS``: "repurchase" for
+"buyback", "programme" for "program"). A missing acronym (EBITDA, DPO, ROA: usually the analyst's abbreviation of
+words the filing spells out) is reported but counts for none of the rules. One missing common word alone never
+refuses: questions paraphrase ("headcount" for "employees", "pour into" for "invest"), and the dense leg of retrieval
+bridges paraphrase. Deterministic: sets, counts and document order only.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from equimind.answerability.analysis import AskAnalysis, AskKind, FocusTerm, Subject, analyse, name_words, stem_sets
 from equimind.answerability.index import DocTerms, PassageMatch, ScopeStats, document_terms, scope_stats
+from equimind.answerability.vocabulary import stem_alternatives
 from equimind.models import EvidenceNode, FilterSpec
 from equimind.timeguard import as_of_filter, filter_dated
 
@@ -167,7 +169,8 @@ class AnswerabilityCheck:
             return judge(analysis, scope_stats([], []), [s.key for s in scope])
         docs = [document_terms(self.docstore, d, self._stem, self.cache) for s in scope for d in s.doc_ids]
         stems = [t.stem for t in analysis.terms]
-        verdict = judge(analysis, scope_stats(docs, stems, analysis.names), [s.key for s in scope])
+        alternatives = stem_alternatives(stems, self._stem)
+        verdict = judge(analysis, scope_stats(docs, stems, analysis.names, alternatives), [s.key for s in scope])
         if evidence and stems:
             sets = stem_sets([n.text for n in evidence], self._stem)
             verdict = _with_evidence(verdict, max(len(set(stems) & s) for s in sets))

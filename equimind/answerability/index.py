@@ -8,7 +8,7 @@ entry can never go stale) in a dict the caller owns, e.g. ``Services._cache``.
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
@@ -68,23 +68,35 @@ def document_terms(docstore: DocStore, doc_id: str, stem: Any,
     return terms
 
 
-def scope_stats(docs: Sequence[DocTerms], stems: Sequence[str], names: Sequence[NamePhrase] = ()) -> ScopeStats:
+Alternatives = Mapping[str, Sequence[frozenset[str]]]
+
+
+def _held(stems: Sequence[str], words: frozenset[str], alternatives: Alternatives) -> set[str]:
+    """The stems ``words`` hold, itself or by one of its alternatives (every stem of it)."""
+    if not alternatives:
+        return set(words.intersection(stems))
+    return {s for s in stems if s in words or any(a <= words for a in alternatives.get(s, ()))}
+
+
+def scope_stats(docs: Sequence[DocTerms], stems: Sequence[str], names: Sequence[NamePhrase] = (),
+                alternatives: Alternatives | None = None) -> ScopeStats:
     """Document frequency of each stem (and of each multi-word name, as adjacent words) over ``docs`` and the passage
-    holding most of the stems (ties: first in order)."""
-    wanted = frozenset(stems)
+    holding most of the stems (ties: first in order); ``alternatives``: stem -> the stem sets a document may hold
+    instead (``vocabulary.stem_alternatives``: "repurchase" for "buyback")."""
+    alts = alternatives or {}
     best: PassageMatch | None = None
     best_n = 0
     forms: dict[str, int] = {}
     for d in docs:
         forms[d.form] = forms.get(d.form, 0) + 1
-        if not wanted & d.vocabulary:
+        if not _held(stems, d.vocabulary, alts):
             continue
         for (a, b), p in zip(d.spans, d.passages, strict=True):
-            hit = wanted & p
+            hit = _held(stems, p, alts)
             if len(hit) > best_n:
                 best_n = len(hit)
                 best = PassageMatch(d.doc_id, a, b, tuple(s for s in stems if s in hit))
-    freq = {s: sum(1 for d in docs if s in d.vocabulary) for s in stems}
+    freq = {s: sum(1 for d in docs if _held([s], d.vocabulary, alts)) for s in stems}
     name_freq = {n.text: sum(1 for d in docs if all(b in d.bigrams for b in n.bigrams)) for n in names}
     return ScopeStats(documents=len(docs), passages=sum(len(d.spans) for d in docs), forms=forms,
                       doc_freq=freq, best=best, name_freq=name_freq)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import Stemmer
 
 from equimind.answer.extract import holds_term
-from equimind.answer.vocabulary import content_terms, expand_terms
 from equimind.answerability.analysis import stem_sets
+from equimind.answerability.vocabulary import content_terms, expand_terms
 
 STEM = Stemmer.Stemmer("english")
 

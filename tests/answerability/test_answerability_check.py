@@ -152,3 +152,18 @@ def test_evidence_coverage_is_logged(tmp_path: Path, as_of: date) -> None:
                         doc_sha256="0")
     v = AnswerabilityCheck(_store(tmp_path)).run("How many widgets were sold in Germany?", "ACME", as_of, [node])
     assert v.evidence_best == 3 and v.to_log()["evidence_best_terms"] == 3
+
+
+def test_a_term_is_present_where_a_phrase_of_its_vocabulary_group_is() -> None:
+    from equimind.answerability.vocabulary import stem_alternatives
+
+    passages = ["The board authorized a new share repurchase program of $25 billion in May 2024.",
+                "Acme returned cash to shareholders through dividends."]
+    a = analyse("How large is the buyback programme Acme announced in May 2024?", ACME, [], STEM)
+    stems = [t.stem for t in a.terms]
+    plain = judge(a, scope_stats([_doc_terms(passages)], stems, a.names), ["ACME"])
+    assert not plain.answerable  # "buyback" and "programme" are written nowhere ...
+    alts = stem_alternatives(stems, STEM)
+    grouped = judge(a, scope_stats([_doc_terms(passages)], stems, a.names, alts), ["ACME"])
+    assert grouped.answerable and grouped.best is not None and grouped.best.start == 0  # ... their group words are
+    assert not judge(a, scope_stats([_doc_terms(["Acme sold widgets."])], stems, a.names, alts), ["ACME"]).answerable

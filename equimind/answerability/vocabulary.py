@@ -39,6 +39,7 @@ GROUPS: tuple[tuple[str, ...], ...] = tuple(tuple(p.strip() for p in g.split(";"
     "sales; revenue; revenues",
     "shareholders; stockholders",
     "exposed; exposure; affected; impact; impacted",
+    "program; programme; programs; programmes",
 ))
 
 
@@ -83,3 +84,16 @@ def content_terms(stems: Sequence[str], stem: Any, amount_ask: bool) -> list[Ter
     terms = expand_terms(stems, stem)
     kept = [t for t in terms if not set(t.stems) <= money]
     return kept or terms
+
+
+def stem_alternatives(stems: Sequence[str], stem: Any) -> dict[str, tuple[frozenset[str], ...]]:
+    """Focus stem -> the stem sets of the other phrases of its group, for the answerability check's document and
+    passage term presence (``index.scope_stats``): a filing that says "repurchase" holds the question's "buyback".
+    A stem of a multi-word group phrase ("head office") is held when any phrase of the group is."""
+    out: dict[str, tuple[frozenset[str], ...]] = {}
+    for term in expand_terms(stems, stem):
+        others = tuple(frozenset(a) for a in term.alternatives if a != term.stems)
+        if others:
+            for s in term.stems:
+                out[s] = others
+    return out
