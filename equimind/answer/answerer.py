@@ -228,9 +228,12 @@ class Answerer:
         """doc id -> (fiscal year, fiscal period) as the document's source declared them."""
         out: dict[str, tuple[int | None, str | None]] = {}
         for doc_id in texts:
-            meta = self.docstore.get_document(doc_id).meta_dict()
+            doc = self.docstore.get_document(doc_id)
+            meta = doc.meta_dict()
             fy = meta.get("fiscal_year", "")
-            out[doc_id] = (int(fy) if fy.isdigit() else None, meta.get("fiscal_period") or None)
+            # an annual report is the fiscal year's ("FY") when its source names no period (a local PDF's 10-K)
+            period = meta.get("fiscal_period") or ("FY" if doc.form.upper().startswith("10-K") else None)
+            out[doc_id] = (int(fy) if fy.isdigit() else None, period)
         return out
 
     def _verdict(self, base: dict[str, Any], q: QuestionAnalysis, sides: Sequence[Side],

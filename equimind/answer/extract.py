@@ -43,6 +43,8 @@ TABLE_SCALE_NOTE = re.compile(r"\(?\s*in\s+(?:thousands|millions|billions)[^)]*\
 PERIOD_BONUS = 0.15
 HEAD_NAME_BONUS = 0.3  # a name written right before the ask's head noun ("the Blackwell architecture")
 LABEL_BONUS = 0.1  # times the share of the ask's terms in a table row's label (its first cell)
+METRIC_ROW_BONUS = 0.5  # a row whose label is the asked metric's line item (``names_metric``)
+LINE_QUALIFIERS = frozenset(["total", "net", "merchandise", "consolidated"])
 COUNTED_BONUS = 0.2  # a count followed by the counted word of the ask
 RANK_PENALTY = 0.01
 SECOND_SENTENCE_SHARE = 0.9  # a second unit is added (text / name / yes-no asks) when it scores this close
@@ -126,14 +128,17 @@ def _year_column(header: Span | None, row: Span, year: int | None) -> tuple[int,
 
 def _row_values(q: QuestionAnalysis, u: Unit, year: int | None) -> tuple[StatedValue, ...]:
     col = _year_column(u.header, u.span, year)
-    scale = table_scale(u.context)
+    scale = table_scale(u.scale_context)
     if q.value_kind is AnswerKind.COUNT and scale != 1.0 and "share" not in u.context.lower():
         return ()  # a table "(In millions)" of money: its numbers are amounts, not counts
     if col is None:
         return tuple(values_of(q.value_kind, u.span.text, scale=scale, question_words=q.question.split()))
     i, head = col
     cell = cells(u.span.text)[i]
-    has_money = "$" in cell or "$" in u.span.text
+    # a statement prints "$" on its first and total rows only: under a unit line ("(In millions)") a row's numbers
+    # are money unless the row counts shares
+    has_money = "$" in cell or "$" in u.span.text or (
+        scale != 1.0 and q.value_kind is AnswerKind.AMOUNT and "share" not in cells(u.span.text)[0].lower())
     found = values_of(q.value_kind, f"${cell}" if has_money and "$" not in cell else cell, scale=scale,
                       question_words=q.question.split())
     return tuple(v.model_copy(update={"period": head}) for v in found)
@@ -211,6 +216,24 @@ def _names_head(q: QuestionAnalysis, text: str) -> bool:
     return any(m.group(1).lower() not in asked for m in re.finditer(pattern, text, re.I) if m.group(1)[0].isupper())
 
 
+def _label_words(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9&]+", text.lower()))
+
+
+def names_metric(q: QuestionAnalysis, label: str) -> bool:
+    """A row's label is the asked metric's line item: one of the metric's phrases, alone or after the qualifiers a
+    statement puts before a line ("Total assets", "Merchandise inventories", "Total net sales"), with any
+    punctuation; "Cost of sales" is not "sales"."""
+    if q.metric is None:
+        return False
+    words = _label_words(label).split()
+    for phrase in (_label_words(x).split() for x in q.metric.metric.phrases):
+        n = len(phrase)
+        if n and words[-n:] == phrase and set(words[:-n]) <= LINE_QUALIFIERS:
+            return True
+    return False
+
+
 def score_units(q: QuestionAnalysis, units: Sequence[Unit], stem: Any,
                 similarity: Sequence[float] | None = None) -> list[Scored]:
     """Each unit's coverage and score (module docstring); ``similarity``: the question-unit cosine per unit
@@ -229,6 +252,7 @@ def score_units(q: QuestionAnalysis, units: Sequence[Unit], stem: Any,
             vals = _row_values(q, u, year)
             label = stem_sets([cells(u.span.text)[0]], stem)[0]
             bonus += LABEL_BONUS * sum(w for t, w in idf.items() if holds_term(t, label)) / total
+            bonus += METRIC_ROW_BONUS if names_metric(q, cells(u.span.text)[0]) else 0.0
         else:
             vals = tuple(values_of(q.value_kind, u.span.text, question_words=q.question.split()))
             bonus += HEAD_NAME_BONUS if _names_head(q, u.span.text) else 0.0
@@ -261,6 +285,11 @@ def _quotes(u: Unit, doc_sha: str) -> list[Quote]:
     if u.header is not None:
         quotes.append(Quote(doc_id=u.doc_id, start=u.header.start, end=u.header.end, text=u.header.text,
                             doc_sha256=doc_sha, role="header"))
+    unit = u.scale if u.scale is not None else (
+        u.caption if u.caption is not None and table_scale(u.caption.text) != 1.0 else None)
+    if unit is not None:  # the line that states the numbers' unit ("(In millions)") is evidence too
+        quotes.append(Quote(doc_id=u.doc_id, start=unit.start, end=unit.end, text=unit.text, doc_sha256=doc_sha,
+                            role="unit"))
     return quotes
 
 
@@ -271,7 +300,7 @@ def _sentence_text(s: Scored) -> str:
     label = cells(u.span.text)[0]
     if s.values:
         v = s.values[0]
-        scale = table_scale(u.context)
+        scale = table_scale(u.scale_context)
         unit = "" if scale == 1.0 or re.search(r"(?i)thousand|million|billion", v.text) else f" {_scale_word(scale)}"
         period = TABLE_SCALE_NOTE.sub("", v.period or "").strip()
         return f"{label}: {v.text}{unit}{f' ({period})' if period else ''}."

@@ -65,7 +65,8 @@ class Quote(BaseModel):
     end: int
     text: str
     doc_sha256: str
-    role: str = "evidence"  # "evidence", "row", "header" (the table header naming the period), "caption"
+    role: str = "evidence"  # "evidence", "row", "header" (the table header naming the period), "unit" (the line
+    # stating a table's unit, "(In millions)"), "caption"
 
 
 class AnswerFigure(BaseModel):

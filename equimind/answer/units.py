@@ -1,5 +1,6 @@
 """Answer units of retrieved passages: sentences, and Markdown table rows with the header row that names their
-columns' periods and the caption line above the table.
+columns' periods, the caption line above the table and, when neither states the table's unit, the nearest unit line
+above it ("(In millions)", ``scale_note``).
 
 Every unit is a [start, end) span of the document's canonical text (so a quote of it passes ``verify_citation``
 exactly); a row's header is found in the full canonical text (the first line of the row's table block), even when
@@ -41,12 +42,19 @@ class Unit:
     rank: int  # the passage's rank among the retrieved ones (0 = first)
     header: Span | None = None
     caption: Span | None = None
+    scale: Span | None = None  # the line above a table that states its unit ("(In millions)"), when it is not
+    # the caption or the header (a statement's unit line sits at the top of the page, above column and section lines)
 
     @property
     def context(self) -> str:
         """The text used for term matching: a row with its header and caption."""
         parts = [self.caption.text if self.caption else "", self.header.text if self.header else "", self.span.text]
         return "\n".join(p for p in parts if p)
+
+    @property
+    def scale_context(self) -> str:
+        """The text whose unit words scale a row's numbers: its context and the unit line above its table."""
+        return f"{self.scale.text}\n{self.context}" if self.scale is not None else self.context
 
 
 def cells(row: str) -> list[str]:
@@ -86,6 +94,30 @@ def table_header(text: str, row_start: int) -> tuple[Span | None, Span | None]:
     return header, caption
 
 
+SCALE_NOTE = re.compile(r"\(?[^\n]{0,40}\bin\s+(?:thousands|millions|billions)\b[^\n]{0,60}", re.I)
+SCALE_LOOKBACK = 1500  # characters above a table searched for its unit line (a statement page's top lines)
+
+
+def scale_note(text: str, top: int) -> Span | None:
+    """The nearest text line at most ``SCALE_LOOKBACK`` characters above ``top`` (a table's first line) that states
+    a unit ("(In millions, except per share amounts)"): a statement states its unit once, at the top of its page,
+    above the tables of its sections."""
+    window = text[max(0, top - SCALE_LOOKBACK):top]
+    base = top - len(window)
+    for m in reversed(list(SCALE_NOTE.finditer(window))):
+        a, b = _line_bounds(text, base + m.start())
+        if not text.startswith("|", a):
+            return Span(a, b, text[a:b])
+    return None
+
+
+def _table_scale_note(text: str, header: Span | None, caption: Span | None) -> Span | None:
+    own = " ".join(x.text for x in (header, caption) if x is not None)
+    if header is None or SCALE_NOTE.search(own):
+        return None
+    return scale_note(text, (caption or header).start)
+
+
 def _sentences(text: str, a: int, b: int) -> list[Span]:
     out: list[Span] = []
     pos = a
@@ -101,7 +133,8 @@ def passage_units(text: str, passage: PassageRead, rank: int) -> list[Unit]:
     """The sentences and table rows of ``text[passage.start:passage.end]``."""
     units: list[Unit] = []
     pos = passage.start
-    above: tuple[int, Span | None, Span | None] = (-2, None, None)  # (end, header, caption) of the last row read
+    above: tuple[int, Span | None, Span | None, Span | None] = (-2, None, None, None)  # (end, header, caption,
+    # unit line) of the last row read
     while pos < passage.end:
         a, b = _line_bounds(text, pos)
         a, b = max(a, passage.start), min(b, passage.end)
@@ -110,11 +143,15 @@ def passage_units(text: str, passage: PassageRead, rank: int) -> list[Unit]:
             if not _SEPARATOR.match(line) and b > a:
                 # The row right below a row that has a header shares its header and caption (both are fixed by the
                 # table's top lines): no walk up the table for every row.
-                header, caption = above[1:] if above[0] + 1 == a and above[1] is not None else table_header(text, a)
-                above = (b, header, caption)
+                if above[0] + 1 == a and above[1] is not None:
+                    header, caption, scale = above[1:]
+                else:
+                    header, caption = table_header(text, a)
+                    scale = _table_scale_note(text, header, caption)
+                above = (b, header, caption, scale)
                 if header is not None:  # None: this line is the table's header row, not an answer
                     units.append(Unit(passage.doc_id, UnitKind.ROW, Span(a, b, line), passage, rank, header,
-                                      caption))
+                                      caption, scale))
         else:
             units.extend(Unit(passage.doc_id, UnitKind.SENTENCE, s, passage, rank) for s in _sentences(text, a, b))
         pos = b + 1
@@ -138,6 +175,7 @@ def document_rows(text: str, doc_id: str, rank: int, ticker: str | None = None) 
     """Every Markdown table row of a whole document (with header and caption), each as its own one-row passage:
     the table lookup a numeric ask falls back to when the retrieved passages name the metric but state no value."""
     out: list[Unit] = []
+    notes: dict[int, Span | None] = {}  # per table header: its unit line
     pos = 0
     n = len(text)
     while pos < n:
@@ -147,6 +185,9 @@ def document_rows(text: str, doc_id: str, rank: int, ticker: str | None = None) 
             header, caption = table_header(text, pos)
             if header is not None:
                 p = PassageRead(doc_id=doc_id, start=pos, end=b, score=0.0, ticker=ticker)
-                out.append(Unit(doc_id, UnitKind.ROW, Span(pos, b, text[pos:b]), p, rank, header, caption))
+                if header.start not in notes:
+                    notes[header.start] = _table_scale_note(text, header, caption)
+                out.append(Unit(doc_id, UnitKind.ROW, Span(pos, b, text[pos:b]), p, rank, header, caption,
+                                notes[header.start]))
         pos = b + 1
     return out

@@ -94,6 +94,15 @@ _PERIOD = re.compile(r"^(?:fy\d*|q[1-4]|h[12]|\d+[a-z]*|[a-z]\d{1,2})$")  # fy20
 _SENTENCE = re.compile(r"(?<=[?!.])\s+")
 _STOPS = frozenset("?!.:;")
 _PAREN = re.compile(r"\([^()]*\)")
+# The primary financial statements (ASC 205-10-45) by their names: a lead-in that names one is an instruction about
+# where to look ("Using only the balance sheet, what ..."), not part of the ask; query shaping keeps these words.
+STATEMENT_NAME = re.compile(
+    r"\b(?:(?:consolidated\s+)?balance\s+sheets?|(?:consolidated\s+)?income\s+statements?|"
+    r"(?:consolidated\s+)?statements?\s+of\s+(?:consolidated\s+)?(?:financial\s+position|operations|"
+    r"(?:comprehensive\s+)?income|(?:comprehensive\s+)?earnings|cash\s+flows?|"
+    r"(?:changes\s+in\s+)?(?:stockholders|shareholders)['\u2019]?\s+equity)|cash\s+flows?\s+statements?)\b",
+    re.IGNORECASE,
+)
 _WH = ("what", "which", "how", "when", "where", "who", "whom", "whose", "why", "is", "are", "was", "were", "did",
        "does", "do", "has", "have", "had", "can", "could", "will", "would", "should")
 
@@ -171,8 +180,9 @@ def name_words(*names: str | None) -> frozenset[str]:
 def ask_text(question: str) -> str:
     """The ask: the sentences ending in "?" (instructions and definitions around them are not the ask), without
     parenthesised asides (units, aliases, formats: "(in USD millions)", "(DPO)"); inside a sentence, a lead-in
-    ending in ":" is dropped when the question proper starts after it ("Here's the question: what is ...").
-    Without a question mark, the whole text is the ask."""
+    ending in ":" is dropped when the question proper starts after it ("Here's the question: what is ..."), and so is
+    a lead-in ending in "," that names a financial statement ("Using only the information within the balance sheet,
+    how much ..."). Without a question mark, the whole text is the ask."""
     text = _PAREN.sub(" ", question.strip())
     sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
     asks = [s for s in sentences if s.endswith("?")] or [question.strip()]
@@ -180,7 +190,10 @@ def ask_text(question: str) -> str:
     for s in asks:
         _, sep, tail = s.rpartition(":")
         first = TOKEN.findall(tail.lower())[:1]
-        out.append(tail.strip() if sep and first and first[0] in _WH else s)
+        ask = tail.strip() if sep and first and first[0] in _WH else s
+        head, sep, tail = ask.partition(",")
+        first = TOKEN.findall(tail.lower())[:1]
+        out.append(tail.strip() if sep and first and first[0] in _WH and STATEMENT_NAME.search(head) else ask)
     return " ".join(out)
 
 

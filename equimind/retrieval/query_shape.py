@@ -30,17 +30,12 @@ import re
 from dataclasses import dataclass
 
 from equimind.answer.concepts import find_metrics, find_ratios
+from equimind.answerability.analysis import STATEMENT_NAME
 
 _SENTENCE = re.compile(r"(?<=[.?!])\s+")
 _QUESTION_START = re.compile(r"(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|does|do|did|has|have|"
                              r"had|can|could|will|would|should)\b", re.IGNORECASE)
-_STATEMENT = re.compile(
-    r"\b(?:(?:consolidated\s+)?balance\s+sheets?|(?:consolidated\s+)?income\s+statements?|"
-    r"(?:consolidated\s+)?statements?\s+of\s+(?:consolidated\s+)?(?:financial\s+position|operations|"
-    r"(?:comprehensive\s+)?income|(?:comprehensive\s+)?earnings|cash\s+flows?|"
-    r"(?:changes\s+in\s+)?(?:stockholders|shareholders)['\u2019]?\s+equity)|cash\s+flows?\s+statements?)\b",
-    re.IGNORECASE,
-)
+_STATEMENT = STATEMENT_NAME
 
 
 @dataclass(frozen=True)

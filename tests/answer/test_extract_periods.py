@@ -49,3 +49,33 @@ def test_a_year_after_compared_to_is_the_base_not_the_period() -> None:
     assert _answer("How fast did Tesla's energy storage revenue grow in fiscal 2025?", GREW) == [GREW]
     # ... and a quarterly report's growth is not the full year's
     assert _answer("How fast did Tesla's energy storage revenue grow in fiscal 2025?", GREW, report=(2025, "Q2")) == []
+
+
+def test_a_statement_row_under_a_unit_line_answers_with_its_metric_line_and_unit() -> None:
+    """The statement's row named by the asked metric wins over a row that only shares a word of it, its number is
+    money in the unit the line above the table states, and the unit line is quoted."""
+    from equimind.answer.record import PassageRead as Read
+    from equimind.answer.units import passage_units
+
+    text = ("($ in millions)\n|  |  |  |\n| --- | --- | --- |\n"
+            "| Operating lease right-of-use assets | 2,890 | 2,788 |\n| Other long-term assets | 3,381 | 3,312 |\n"
+            "| TOTAL ASSETS | $59,268 | $55,556 |\n")
+    passage = Read(doc_id="d", start=0, end=len(text), score=1.0, ticker="TSLA")
+    q = analyse_question("How much total assets did Tesla have at the end of FY2021?", TSLA, (), STEM)
+    out = extract(q, passage_units(text, passage, 0), {"d": text}, STEM, "TSLA", {"d": (2021, "FY")})
+    assert [s.text for s in out.sentences] == ["TOTAL ASSETS: $59,268 million."]
+    assert out.sentences[0].values[0].number == 59_268e6
+    assert "unit" in [x.role for x in out.sentences[0].quotes]
+    q = analyse_question("What were Tesla's merchandise inventories at the end of FY2021?", TSLA, (), STEM)
+    rows = "($ in millions)\n|  |  |  |\n| --- | --- | --- |\n| Merchandise inventories | 5,409 | 5,209 |\n"
+    passage = Read(doc_id="d", start=0, end=len(rows), score=1.0, ticker="TSLA")
+    found = extract(q, passage_units(rows, passage, 0), {"d": rows}, STEM, "TSLA", {"d": (2021, "FY")})
+    assert [v.number for v in found.sentences[0].values] == [5_409e6]  # no "$" in the row: the unit line says so
+
+
+def test_names_metric_takes_statement_qualifiers_only() -> None:
+    from equimind.answer.extract import names_metric
+
+    q = analyse_question("What were Tesla's net sales in 2024?", TSLA, (), STEM)
+    assert [names_metric(q, label) for label in ("Total net sales", "Net\xa0sales:", "Cost of sales", "Products")] == [
+        True, True, False, False]

@@ -46,3 +46,35 @@ def test_rows_get_the_header_and_caption_a_walk_up_the_table_gives() -> None:
             pos = b + 1
         assert [u.span.start for u in passage_units(text, passage, 0) if u.kind is UnitKind.ROW] == expected
     assert checked > 300
+
+
+STATEMENT = """BEST WIDGETS, INC.
+CONSOLIDATED BALANCE SHEETS
+($ in millions, except per share amounts)
+February 2, 2019 February 3, 2018
+Assets
+Current assets
+|  |  |  |
+| --- | --- | --- |
+| Cash and cash equivalents | $ 1,980 | $ 1,101 |
+| Merchandise inventories | 5,409 | 5,209 |
+| Total current assets | 9,505 | 9,829 |
+Note 4 - Leases (in thousands)
+| Lease | 2019 |
+| --- | --- |
+| Rent | 12 |
+"""
+
+
+def test_a_table_without_its_own_unit_takes_the_unit_line_above_it() -> None:
+    from equimind.answer.units import scale_note
+
+    passage = PassageRead(doc_id="d", start=0, end=len(STATEMENT), score=1.0)
+    rows = {u.span.text.split("|")[1].strip(): u for u in passage_units(STATEMENT, passage, 0)
+            if u.kind is UnitKind.ROW}
+    inventories = rows["Merchandise inventories"]
+    assert inventories.scale is not None and inventories.scale.text == "($ in millions, except per share amounts)"
+    assert STATEMENT[inventories.scale.start:inventories.scale.end] == inventories.scale.text
+    assert "in millions" in inventories.scale_context
+    assert rows["Rent"].scale is None  # its caption states its own unit
+    assert scale_note("| a | 1 |\nno unit here\n", 20) is None

@@ -96,6 +96,13 @@ def test_ask_text_keeps_the_question_sentence_without_instructions_or_asides() -
     assert ask_text("What is the FY2017 return on assets (ROA) for Coca Cola?") == \
         "What is the FY2017 return on assets   for Coca Cola?"
     assert ask_text("Tell me about NVIDIA") == "Tell me about NVIDIA"
+    # a lead-in that points at a statement is where to look, not what is asked; other lead-ins are part of the ask
+    assert ask_text("Using only the cash flow statement, how much did Acme spend on capex in 2024?") == \
+        "how much did Acme spend on capex in 2024?"
+    assert ask_text("In 2022 Q2, which segment of Acme earned most?") == \
+        "In 2022 Q2, which segment of Acme earned most?"
+    assert ask_text("Among operating, investing and financing activities, which brought in the most cash?") == \
+        "Among operating, investing and financing activities, which brought in the most cash?"
     # a colon that does not introduce the question keeps the whole sentence
     q = "Which grew faster: AWS or NVIDIA's data center?"
     assert ask_text(q) == q
