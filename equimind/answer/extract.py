@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from equimind.answer.concepts import METRIC_VERBS
 from equimind.answer.periods import PeriodKind, find_periods
 from equimind.answer.question import QuestionAnalysis
 from equimind.answer.record import AnswerKind, AnswerSentence, Method, Quote, StatedValue
@@ -238,7 +239,8 @@ def score_units(q: QuestionAnalysis, units: Sequence[Unit], stem: Any,
                 similarity: Sequence[float] | None = None) -> list[Scored]:
     """Each unit's coverage and score (module docstring); ``similarity``: the question-unit cosine per unit
     (``answer.similarity``), None to score by terms alone."""
-    terms = content_terms(q.terms, stem, q.value_kind is AnswerKind.AMOUNT)
+    phrases = (q.metric.phrase, *q.metric.metric.phrases) if q.metric is not None else ()
+    terms = content_terms(q.terms, stem, q.value_kind is AnswerKind.AMOUNT, phrases, sorted(METRIC_VERBS))
     sets = stem_sets([u.context for u in units], stem)
     idf = _idf(sets, terms)
     total = sum(idf.values()) or 1.0

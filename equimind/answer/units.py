@@ -105,7 +105,8 @@ def scale_note(text: str, top: int) -> Span | None:
     window = text[max(0, top - SCALE_LOOKBACK):top]
     base = top - len(window)
     for m in reversed(list(SCALE_NOTE.finditer(window))):
-        a, b = _line_bounds(text, base + m.start())
+        a = _line_bounds(text, base + m.start())[0]
+        b = _line_bounds(text, base + max(m.start(), m.end() - 1))[1]  # a PDF may break the note's words apart
         if not text.startswith("|", a):
             return Span(a, b, text[a:b])
     return None

@@ -78,10 +78,25 @@ def expand_terms(stems: Sequence[str], stem: Any) -> list[Term]:
     return sorted(out, key=lambda t: min(order[s] for s in t.stems))
 
 
-def content_terms(stems: Sequence[str], stem: Any, amount_ask: bool) -> list[Term]:
-    """``expand_terms`` without the money verbs of an amount ask (see ``MONEY_VERBS``)."""
-    money = {s for w in MONEY_VERBS for s in _stems(w, stem)} if amount_ask else set()
+def content_terms(stems: Sequence[str], stem: Any, amount_ask: bool,
+                  metric_phrases: Sequence[str] = (), metric_verbs: Sequence[str] = ()) -> list[Term]:
+    """``expand_terms`` without the money verbs of an amount ask (see ``MONEY_VERBS``). ``metric_phrases``: the
+    phrases of the reported metric the ask names, the one it uses first ("COGS", "cost of revenue", "cost of sales"
+    ...): the ask's stems of the first become ONE term held by a unit that holds any of them, since a statement
+    prints its own name for the line; ``metric_verbs`` ("generate", "report") are then not terms either."""
+    money = {s for w in (*MONEY_VERBS, *(metric_verbs if metric_phrases else ())) for s in _stems(w, stem)} \
+        if amount_ask else set()
     terms = expand_terms(stems, stem)
+    if metric_phrases:
+        asked = set(_stems(metric_phrases[0], stem))
+        phrases = tuple(dict.fromkeys(p for p in (_stems(x, stem) for x in metric_phrases) if p))
+        inside = [t for t in terms if set(t.stems) <= asked]
+        if inside:
+            own = inside[0].alternatives if len(inside) == 1 else (tuple(s for t in inside for s in t.stems),)
+            merged = Term(tuple(s for t in inside for s in t.stems), tuple(dict.fromkeys(own + phrases)))
+            at = terms.index(inside[0])
+            terms = [t for t in terms if t not in inside]
+            terms.insert(at, merged)
     kept = [t for t in terms if not set(t.stems) <= money]
     return kept or terms
 

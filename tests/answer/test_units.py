@@ -78,3 +78,12 @@ def test_a_table_without_its_own_unit_takes_the_unit_line_above_it() -> None:
     assert "in millions" in inventories.scale_context
     assert rows["Rent"].scale is None  # its caption states its own unit
     assert scale_note("| a | 1 |\nno unit here\n", 20) is None
+
+
+def test_a_unit_line_whose_words_a_pdf_broke_apart_is_read_whole() -> None:
+    text = "Statements of Financial Position\n(Dollars\nin\nmillions,\nexcept\nper\nshare\ndata)\n" \
+           "| December 31, | 2018 |\n| --- | --- |\n| Property, plant and equipment, net | 12,645 |\n"
+    passage = PassageRead(doc_id="d", start=0, end=len(text), score=1.0)
+    row = next(u for u in passage_units(text, passage, 0) if u.kind is UnitKind.ROW)
+    assert row.scale is not None and "millions" in row.scale.text and text[row.scale.start:row.scale.end] == \
+        row.scale.text

@@ -6,7 +6,7 @@ import Stemmer
 
 from equimind.answer.extract import holds_term
 from equimind.answerability.analysis import stem_sets
-from equimind.answerability.vocabulary import content_terms, expand_terms
+from equimind.answerability.vocabulary import Term, content_terms, expand_terms
 
 STEM = Stemmer.Stemmer("english")
 
@@ -59,3 +59,22 @@ def test_prefix_matching_equals_the_definition_on_random_words() -> None:
         assert holds(term, stems) is by_definition(term, stems), (term, sorted(stems))
         seen.add(by_definition(term, stems))
     assert seen == {True, False}
+
+
+def test_the_asked_metric_is_one_term_held_by_any_line_name_of_it() -> None:
+    from equimind.answer.concepts import METRIC_VERBS, find_metrics
+
+    def terms(ask: str, words: list[str]) -> list[Term]:
+        m = find_metrics(ask)[0]
+        return content_terms(list(STEM.stemWords(words)), STEM, True, (m.phrase, *m.metric.phrases),
+                             sorted(METRIC_VERBS))
+
+    cogs = terms("COGS", ["cogs"])
+    assert len(cogs) == 1 and holds_term(cogs[0], _stems("| Total cost of revenue | 32,780 |"))
+    assert not holds_term(cogs[0], _stems("| Total revenue | 85,320 |"))
+    cash = terms("cash flow from operating activities", ["generate", "cash", "flow", "operating", "activities"])
+    assert len(cash) == 1  # "generate" is the metric's verb, not a word the statement prints
+    assert holds_term(cash[0], _stems("| Net cash provided by operating activities | 381,603 |"))
+    income = terms("net income", ["net", "income", "attributable"])
+    assert [t.key for t in income] == ["net incom", "attribut"]
+    assert not holds_term(income[0], _stems("| Net sales | 280,522 |"))
