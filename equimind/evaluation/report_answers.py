@@ -17,7 +17,10 @@ def golden_section(block: dict[str, Any]) -> list[str]:
            f"Every golden question asked at as-of {block.get('as_of')} through the product search (filtered to the "
            "question's tickers) and the offline answerer; numeric: the stated value equals the gold value after "
            "unit/scale normalisation (or a cited span overlaps the gold span); text: a cited span overlaps a gold "
-           "span; comparison: every side answered and judged so; absent: refused. Wilson 95% intervals.", "",
+           "span, or a cited quote holds the gold quote's exact words from another filing of the company "
+           "(*same_words*), or the answer's sentences hold every content word of a gold answer without numbers "
+           "(*gold_words*); comparison: every side answered and judged so; absent: refused. Wilson 95% intervals.",
+           "",
            "| type | n | correct | wrong | refused | correct share [95% CI] | false refusals | gold reached |",
            "|---|---|---|---|---|---|---|---|"]
     for qtype, t in block["by_type"].items():
@@ -25,6 +28,13 @@ def golden_section(block: dict[str, Any]) -> list[str]:
         fr = "–" if t["false_refusal_share"] is None else f"{t['false_refusal_share']:.3f}"
         out.append(f"| {qtype} | {t['n']} | {t['correct']} | {t['wrong']} | {t['refused']} | "
                    f"{t['correct_share']:.3f} [{lo:.3f}, {hi:.3f}] | {fr} | {t['gold_reached']} |")
+    judged = block["by_type"].get("all_answerable", {}).get("judged_by") or {}
+    if judged:
+        strict = sum(n for rule, n in judged.items() if rule in ("span", "value"))
+        n = block["by_type"]["all_answerable"]["n"]
+        out += ["", "Correct answerable questions by the rule that judged them: "
+                + "; ".join(f"{rule}: {k}" for rule, k in judged.items())
+                + f". By the span and value rules alone: {strict}/{n} ({strict / n:.3f})."]
     misses = block.get("misses_by_cause") or {}
     if misses:
         out += ["", "Misses by cause: " + "; ".join(f"{cause}: {n}" for cause, n in misses.items()) + "."]
@@ -61,8 +71,12 @@ def correctness_sections(env: dict[str, Any]) -> list[str]:
     made = f"Result of commit `{str(git.get('sha'))[:7]}`{' (dirty tree)' if git.get('dirty') else ''}, " \
            f"created {env.get('created_at')}."
     out: list[str] = []
+    after = "research" in ((env.get("config") or {}).get("parts") or [])
+    note = (["This golden block ran after the research part over the same store: the research runs' on-demand "
+             "fetches (market documents) are in it, so its numbers can differ from a golden-only run."]
+            if after else [])
     if "golden" in block:
-        out += [*golden_section(block["golden"])[:-1], made, ""]
+        out += [*golden_section(block["golden"])[:-1], *note, made, ""]
     if "financebench" in block:
         out += [*financebench_section(block["financebench"])[:-1], made, ""]
     return out
