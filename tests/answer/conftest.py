@@ -16,6 +16,21 @@ from equimind.config import Settings
 from equimind.models import FilterSpec, SearchHit
 
 AS_OF = date(2025, 9, 30)
+
+
+def sentence_units(*sentences: str, ticker: str = "TSLA") -> tuple[list[Any], dict[str, str]]:
+    """One passage of document "d" made of ``sentences`` (joined by spaces), one sentence unit each, and the text."""
+    from equimind.answer.record import PassageRead
+    from equimind.answer.units import Span, Unit, UnitKind
+
+    text = " ".join(sentences)
+    passage = PassageRead(doc_id="d", start=0, end=len(text), score=1.0, ticker=ticker)
+    units, at = [], 0
+    for s in sentences:
+        start = text.index(s, at)
+        units.append(Unit("d", UnitKind.SENTENCE, Span(start, start + len(s), s), passage, 0))
+        at = start + len(s)
+    return units, {"d": text}
 TOP_K = 20  # hits handed to the answerer (the hash embedder ranks worse than the product's model)
 
 

@@ -6,29 +6,17 @@ import Stemmer
 
 from equimind.answer.extract import extract
 from equimind.answer.question import analyse_question
-from equimind.answer.record import PassageRead
-from equimind.answer.units import Span, Unit, UnitKind
 from equimind.answerability.analysis import Subject, name_words
+from tests.answer.conftest import sentence_units
 
 STEM = Stemmer.Stemmer("english")
 TSLA = Subject("TSLA", name_words("TSLA", "Tesla, Inc."))
 
 
-def _units(*sentences: str) -> tuple[list[Unit], dict[str, str]]:
-    text = " ".join(sentences)
-    passage = PassageRead(doc_id="d", start=0, end=len(text), score=1.0, ticker="TSLA")
-    units, at = [], 0
-    for s in sentences:
-        start = text.index(s, at)
-        units.append(Unit("d", UnitKind.SENTENCE, Span(start, start + len(s), s), passage, 0))
-        at = start + len(s)
-    return units, {"d": text}
-
-
 def _answer(question: str, *sentences: str, report: tuple[int, str] = (2025, "FY")) -> list[str]:
     """The answer's sentences when ``sentences`` come from the report of fiscal period ``report``."""
     q = analyse_question(question, TSLA, (), STEM)
-    units, texts = _units(*sentences)
+    units, texts = sentence_units(*sentences)
     return [s.text for s in extract(q, units, texts, STEM, "TSLA", {"d": report}).sentences]
 
 

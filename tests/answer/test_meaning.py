@@ -12,11 +12,10 @@ import Stemmer
 
 from equimind.answer.extract import extract
 from equimind.answer.question import analyse_question
-from equimind.answer.record import PassageRead
 from equimind.answer.similarity import UnitSimilarity
-from equimind.answer.units import Span, Unit, UnitKind
 from equimind.answerability.analysis import Subject, name_words
 from equimind.errors import ConfigError
+from tests.answer.conftest import sentence_units
 
 STEM = Stemmer.Stemmer("english")
 ACME = Subject("ACME", name_words("ACME", "Acme Widgets, Inc."))
@@ -24,17 +23,6 @@ ACME = Subject("ACME", name_words("ACME", "Acme Widgets, Inc."))
 PAID = "Acme Labs reported an operating loss of $4.12 billion in 2024, as we kept investing in the platform."
 OTHER = "Acme Labs employees receive stock awards that vest over four years of service."
 QUESTION = "How much did Acme pour into its Labs platform during 2024?"
-
-
-def _units(*sentences: str) -> tuple[list[Unit], dict[str, str]]:
-    text = " ".join(sentences)
-    passage = PassageRead(doc_id="d", start=0, end=len(text), score=1.0, ticker="ACME")
-    units, at = [], 0
-    for s in sentences:
-        start = text.index(s, at)
-        units.append(Unit("d", UnitKind.SENTENCE, Span(start, start + len(s), s), passage, 0))
-        at = start + len(s)
-    return units, {"d": text}
 
 
 class TableEmbedder:
@@ -65,7 +53,7 @@ class TableEmbedder:
 
 def _answer(similarity: UnitSimilarity | None) -> list[str]:
     q = analyse_question(QUESTION, ACME, (), STEM)
-    units, texts = _units(OTHER, PAID)
+    units, texts = sentence_units(OTHER, PAID, ticker="ACME")
     meaning = None if similarity is None else (lambda us: similarity.scores(QUESTION, us))
     return [s.text for s in extract(q, units, texts, STEM, "ACME", {"d": (2024, "FY")}, meaning).sentences]
 
@@ -84,7 +72,7 @@ def test_meaning_far_from_the_question_does_not_qualify() -> None:
 def test_unit_vectors_are_cached_per_span() -> None:
     model = TableEmbedder({PAID: 0.7})
     sim = UnitSimilarity(lambda: model)  # type: ignore[arg-type, return-value]
-    units, _ = _units(OTHER, PAID)
+    units, _ = sentence_units(OTHER, PAID, ticker="ACME")
     first = sim.scores("a question", units)
     second = sim.scores("another question", units)
     assert first == second and first is not None and first[1] == pytest.approx(0.7, abs=1e-6)
@@ -96,7 +84,7 @@ def test_a_model_that_cannot_be_built_is_reported_and_terms_still_answer() -> No
         raise ConfigError("the embedding model is not installed; run `equimind models pull`")
 
     sim = UnitSimilarity(broken)
-    units, _ = _units(OTHER, PAID)
+    units, _ = sentence_units(OTHER, PAID, ticker="ACME")
     assert sim.scores("q", units) is None
     assert sim.problem is not None and "equimind models pull" in sim.problem
 
