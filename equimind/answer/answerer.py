@@ -199,6 +199,8 @@ class Answerer:
             return Side(ex.sentences, None, f"extractive: {ex.to_log()}")
         if ex.qualifying and q.value_kind in TABLE_KINDS:
             rows = [u for i, d in enumerate(texts) for u in document_rows(texts[d], d, len(passages) + i, key)]
+            # every row of the whole filings: scored by terms alone (embedding thousands of rows per ask is not
+            # worth it for a lookup whose rows are named by the ask's own line-item words)
             tables = extract(q, rows, texts, self._stem, key, periods)
             if tables.sentences:
                 return Side(tables.sentences, None, f"table lookup in the retrieved filings: {tables.to_log()}")

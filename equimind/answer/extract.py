@@ -252,9 +252,10 @@ def score_units(q: QuestionAnalysis, units: Sequence[Unit], stem: Any,
         bonus = PERIOD_BONUS if year is not None and year in unit_years(u.context) else 0.0
         if u.kind is UnitKind.ROW:
             vals = _row_values(q, u, year)
-            label = stem_sets([cells(u.span.text)[0]], stem)[0]
+            first = cells(u.span.text)[0]
+            label = stem_sets([first], stem)[0]
             bonus += LABEL_BONUS * sum(w for t, w in idf.items() if holds_term(t, label)) / total
-            bonus += METRIC_ROW_BONUS if names_metric(q, cells(u.span.text)[0]) else 0.0
+            bonus += METRIC_ROW_BONUS if names_metric(q, first) else 0.0
         else:
             vals = tuple(values_of(q.value_kind, u.span.text, question_words=q.question.split()))
             bonus += HEAD_NAME_BONUS if _names_head(q, u.span.text) else 0.0

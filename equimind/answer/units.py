@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from equimind.answer.record import PassageRead
+from equimind.answer.values import TABLE_SCALE, table_scale
 
 _SENT_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z$(\d\"“])")
 _SEPARATOR = re.compile(r"^\|(?:\s*:?-{3,}:?\s*\|)+\s*$")
@@ -94,7 +95,6 @@ def table_header(text: str, row_start: int) -> tuple[Span | None, Span | None]:
     return header, caption
 
 
-SCALE_NOTE = re.compile(r"\(?[^\n]{0,40}\bin\s+(?:thousands|millions|billions)\b[^\n]{0,60}", re.I)
 SCALE_LOOKBACK = 1500  # characters above a table searched for its unit line (a statement page's top lines)
 
 
@@ -104,7 +104,7 @@ def scale_note(text: str, top: int) -> Span | None:
     above the tables of its sections."""
     window = text[max(0, top - SCALE_LOOKBACK):top]
     base = top - len(window)
-    for m in reversed(list(SCALE_NOTE.finditer(window))):
+    for m in reversed(list(TABLE_SCALE.finditer(window))):
         a = _line_bounds(text, base + m.start())[0]
         b = _line_bounds(text, base + max(m.start(), m.end() - 1))[1]  # a PDF may break the note's words apart
         if not text.startswith("|", a):
@@ -114,7 +114,7 @@ def scale_note(text: str, top: int) -> Span | None:
 
 def _table_scale_note(text: str, header: Span | None, caption: Span | None) -> Span | None:
     own = " ".join(x.text for x in (header, caption) if x is not None)
-    if header is None or SCALE_NOTE.search(own):
+    if header is None or table_scale(own) != 1.0:
         return None
     return scale_note(text, (caption or header).start)
 

@@ -82,6 +82,7 @@ def quotes_gold_words(ans: Answer, q: GoldenQuestion) -> bool:
     return any(_flat(g.quote) in t for g in q.gold for t in quotes)
 
 
+_WORD = re.compile(r"[a-z][a-z&'-]+")
 _STOP = frozenset(["the", "a", "an", "and", "of", "in", "on", "for", "to", "its", "it", "by", "at", "as", "or",
                    "with", "from", "is", "are", "was", "were", "be", "than", "about"])
 
@@ -91,7 +92,7 @@ def gold_words(answer: str) -> set[str]:
     judges those), at least two of three letters or more."""
     if re.search(r"\d", answer):
         return set()
-    words = {w for w in re.findall(r"[a-z][a-z&'-]+", answer.lower()) if len(w) >= 3 and w not in _STOP}
+    words = {w for w in _WORD.findall(answer.lower()) if len(w) >= 3 and w not in _STOP}
     return words if len(words) >= 2 else set()
 
 
@@ -99,7 +100,7 @@ def states_gold_answer(ans: Answer, q: GoldenQuestion) -> bool:
     """The answer's own sentences (not the passages) hold every content word of the gold answer ("Family of Apps and
     Reality Labs")."""
     words = gold_words(q.answer or "")
-    said = set(re.findall(r"[a-z][a-z&'-]+", " ".join(s.text for s in ans.sentences).lower()))
+    said = set(_WORD.findall(" ".join(s.text for s in ans.sentences).lower()))
     return bool(words) and words <= said
 
 
@@ -125,17 +126,24 @@ def value_matches(ans: Answer, q: GoldenQuestion) -> bool:
     return any(abs(n - g) <= tol for n in nums for g, tol in gold_numbers(q.answer or "") if g >= 10)
 
 
-def judge(q: GoldenQuestion, ans: Answer, spans: Sequence[Sequence[ResolvedSpan]]) -> str:
-    """correct / wrong / refused (refused on an absent question is correct)."""
+def verdict(q: GoldenQuestion, ans: Answer, spans: Sequence[Sequence[ResolvedSpan]]) -> tuple[str, str | None]:
+    """(correct / wrong / refused, the rule that judged a correct answer: ``judged_by``); refused on an absent
+    question is correct, judged by no rule."""
     if q.absent:
-        return "correct" if ans.refused else "wrong"
+        return ("correct" if ans.refused else "wrong"), None
     if ans.refused:
-        return "refused"
-    ok = judged_by(q, ans, spans) is not None
+        return "refused", None
+    how = judged_by(q, ans, spans)
+    ok = how is not None
     if q.qtype == "comparison":
         sides = {s.subject for s in ans.sentences}
         ok = ok and ans.support.value == "supported" and len(sides) >= 2
-    return "correct" if ok else "wrong"
+    return ("correct", how) if ok else ("wrong", None)
+
+
+def judge(q: GoldenQuestion, ans: Answer, spans: Sequence[Sequence[ResolvedSpan]]) -> str:
+    """correct / wrong / refused (``verdict`` without the rule)."""
+    return verdict(q, ans, spans)[0]
 
 
 def run_probe(engine: Any, answerer: Any, questions: Sequence[GoldenQuestion],
@@ -145,9 +153,8 @@ def run_probe(engine: Any, answerer: Any, questions: Sequence[GoldenQuestion],
     for q in questions:
         hits = [h for t in q.tickers for h in engine.search(q.question, FilterSpec(tickers=(t,))).hits]
         ans: Answer = answerer.answer(q.question, q.tickers[0], as_of, hits)
-        verdict = judge(q, ans, spans.get(q.id, []))
-        how = judged_by(q, ans, spans.get(q.id, [])) if verdict == "correct" and not q.absent else None
-        rows.append({"id": q.id, "type": q.qtype, "question": q.question, "gold": q.answer, "verdict": verdict,
+        judged, how = verdict(q, ans, spans.get(q.id, []))
+        rows.append({"id": q.id, "type": q.qtype, "question": q.question, "gold": q.answer, "verdict": judged,
                      "judged_by": how,
                      "support": ans.support.value, "kind": ans.kind.value,
                      "methods": [s.method.value for s in ans.sentences], "answer": ans.text[:400],

@@ -35,7 +35,6 @@ from equimind.answerability.analysis import STATEMENT_NAME
 _SENTENCE = re.compile(r"(?<=[.?!])\s+")
 _QUESTION_START = re.compile(r"(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|does|do|did|has|have|"
                              r"had|can|could|will|would|should)\b", re.IGNORECASE)
-_STATEMENT = STATEMENT_NAME
 
 
 @dataclass(frozen=True)
@@ -66,7 +65,7 @@ def concept_words(text: str) -> list[str]:
     """The line-item words of each ratio ``text`` names (rule 6) and the words of the first XBRL concept name of each
     metric it names (rule 5), in text order, each once; a phrase of words all already in ``text`` is left out."""
     have = set(re.findall(r"\w+", text.lower()))
-    rest = _STATEMENT.sub(lambda m: " " * len(m.group(0)), text)
+    rest = STATEMENT_NAME.sub(lambda m: " " * len(m.group(0)), text)
     found: list[tuple[int, str]] = []
     for ratio, start, end in find_ratios(rest):
         found += [(start, item) for item in ratio.line_items]
@@ -102,6 +101,6 @@ def shape_query(question: str) -> ShapedQuery:
         else:
             dropped.append(s)
     asked = " ".join(kept).lower()
-    names = [m.group(0) for d in dropped for m in _STATEMENT.finditer(d)]
+    names = [m.group(0) for d in dropped for m in STATEMENT_NAME.finditer(d)]
     extra = [n for n in dict.fromkeys(n.lower() for n in names) if n not in asked]
     return _with_concepts(" ".join([*kept, *extra]), question)
