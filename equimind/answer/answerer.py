@@ -24,8 +24,20 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from equimind.answer.extract import extract
+from equimind.answer.acronyms import acronym_groups, common_noun_acronyms
+from equimind.answer.computed import (
+    LineValue,
+    StatementLines,
+    XbrlLines,
+    asked_decimals,
+    asks_each_year,
+    compute,
+    line_sentence,
+)
+from equimind.answer.concepts import USD, MetricSpec
+from equimind.answer.extract import DocPeriods, extract
 from equimind.answer.llm_answer import LLMAnswerError
+from equimind.answer.periods import PeriodKind
 from equimind.answer.question import QuestionAnalysis, analyse_question
 from equimind.answer.record import (
     NO_VALUE_OF_TYPE_TEXT,
@@ -38,14 +50,15 @@ from equimind.answer.record import (
     Support,
 )
 from equimind.answer.similarity import UnitSimilarity
-from equimind.answer.units import Unit, all_units, document_rows
+from equimind.answer.units import Unit, all_units, document_rows, document_sentences
+from equimind.answer.values import needs_value
 from equimind.answer.xbrl_answer import FactsSource, xbrl_answer
 from equimind.answerability.analysis import Subject
 from equimind.answerability.check import AnswerabilityCheck
 from equimind.answerability.index import DocTerms
 from equimind.citations import CitationVerifier
 from equimind.errors import ConfigError, NotFoundError
-from equimind.models import EvidenceNode, SearchHit
+from equimind.models import Document, EvidenceNode, SearchHit
 
 if TYPE_CHECKING:
     from equimind.answer.llm_answer import LLMAnswerer
@@ -124,15 +137,18 @@ class Answerer:
                 f"debate, not a direct answer; run `equimind research {ticker} \"{text}\"`"))
         degraded: list[str] = []
         plan = side_plan(q, ticker, subject, others)
-        if not verdict.answerable:  # only a reported figure can still answer: the filings lack the ask's terms
-            sides = [self._side(qs, k, [], as_of, degraded) for k, qs in plan] if q.xbrl else []
+        docs = {o.key.upper(): o.doc_ids for o in others} | {ticker: subject.doc_ids}
+        if not verdict.answerable:  # only a reported or computed figure can still answer: the filings lack the
+            # ask's terms ("DPO": the analyst's word, not the filing's)
+            sides = [self._side(qs, k, [], as_of, degraded, docs.get(k.upper(), ())) for k, qs in plan] \
+                if q.xbrl or q.formula else []
             if not sides or not all(s.sentences for s in sides):
                 return Answer(**base, support=Support.REFUSED, degraded=degraded, refusal=Refusal(
                     reason=RefusalReason.NOT_ANSWERABLE, message=verdict.reason or verdict.rule,
                     searched={"documents": verdict.documents, "passages": verdict.passages, "forms": verdict.forms},
                     missing=[t.word for t in verdict.missing]))
             return self._verdict(base, q, sides, passages, degraded)
-        sides = [self._side(qs, k, passages, as_of, degraded) for k, qs in plan]
+        sides = [self._side(qs, k, passages, as_of, degraded, docs.get(k.upper(), ())) for k, qs in plan]
         return self._verdict(base, q, sides, passages, degraded)
 
     def _entity_name(self, ticker: str) -> str | None:
@@ -145,10 +161,16 @@ class Answerer:
             return None
 
     def _side(self, q: QuestionAnalysis, key: str, passages: Sequence[PassageRead], as_of: date,
-              degraded: list[str]) -> Side:
+              degraded: list[str], doc_ids: Sequence[str] = ()) -> Side:
         mine = [p for p in passages if p.ticker is None or p.ticker == key]
+        if q.formula is not None:
+            side = self._computed(q, key, as_of, doc_ids, degraded)
+            if side is not None:
+                return side
         if q.xbrl and q.metric is not None:
             side = self._xbrl(q, key, as_of, degraded)
+            if side is None and q.metric.metric.unit == USD:
+                side = self._reported_line(q, key, doc_ids)
             if side is not None:
                 return side
         if not mine:
@@ -177,6 +199,65 @@ class Answerer:
             return None
         return Side((result.sentence,), None, result.reason)
 
+    def _computed(self, q: QuestionAnalysis, key: str, as_of: date, doc_ids: Sequence[str],
+                  degraded: list[str]) -> Side | None:
+        """The figure the ask names computed from reported lines (``answer.computed``): XBRL companyfacts when
+        the facts source knows the company, else the statement rows of its visible filings; None (noted in
+        ``degraded``) when an input is missing, so the passages answer instead."""
+        assert q.formula is not None
+        name = q.formula.formula.name
+        if any(p.kind is not PeriodKind.FISCAL_YEAR for p in q.periods):
+            degraded.append(f"computed: {name} is computed for fiscal years; the asked period "
+                            f"({', '.join(p.label() for p in q.periods)}) is answered from the passages")
+            return None
+        xbrl: XbrlLines | None = None
+        company = key
+        if self.facts is not None:
+            try:
+                cf = self.facts.company_facts(key)
+                xbrl, company = XbrlLines(cf, as_of), cf.entity_name or key
+            except NotFoundError:
+                xbrl = None
+        refs, statements = self._statements(doc_ids)
+        company = company if xbrl is not None else next((d.company for d in refs if d.company), key)
+        years = sorted({p.fiscal_year for p in q.periods if p.fiscal_year})
+        if not years:
+            latest = xbrl.calendar.latest_year() if xbrl is not None else _latest_annual(refs)
+            if latest is None:
+                degraded.append(f"computed: no annual report of {key} names a fiscal year to compute {name} for")
+                return None
+            years = [latest]
+
+        def lookup(metric: MetricSpec, year: int, t: int) -> LineValue | None:
+            found = xbrl.value(metric, year) if xbrl is not None else None
+            return found or statements.value(metric, year, t)
+
+        result = compute(q.formula, years, company, key, lookup, asked_decimals(q.question), q.scale,
+                         asks_each_year(q.ask.ask, q.formula))
+        if result.sentence is None:
+            degraded.append(f"computed: {result.reason}; answered from the passages")
+            return None
+        return Side((result.sentence,), None, result.reason)
+
+    def _statements(self, doc_ids: Sequence[str]) -> tuple[list[Document], StatementLines]:
+        refs = [self.docstore.get_document(d) for d in doc_ids]
+        return refs, StatementLines({d.id: (self.docstore.get_document_text(d.id), _fiscal_year(d), d.form)
+                                     for d in refs})
+
+    def _reported_line(self, q: QuestionAnalysis, key: str, doc_ids: Sequence[str]) -> Side | None:
+        """A reported-metric ask with no XBRL figure: the line as the company's statements print it for the asked
+        fiscal year (``computed.StatementLines``), or None (the passages answer)."""
+        assert q.metric is not None
+        if len(q.periods) > 1 or any(p.kind is not PeriodKind.FISCAL_YEAR for p in q.periods):
+            return None
+        refs, statements = self._statements(doc_ids)
+        year = q.periods[0].fiscal_year if q.periods else _latest_annual(refs)
+        found = statements.value(q.metric.metric, year, year) if year else None
+        if found is None:
+            return None
+        return Side((line_sentence(found, key, q.scale),), None, f"statement line {q.metric.metric.name} of "
+                    f"fiscal {year} ({found.figure.provenance.get('rows_agreeing')} rows agree)")
+
     def _llm(self, q: QuestionAnalysis, key: str, passages: Sequence[PassageRead], degraded: list[str]) -> Side | None:
         assert self.llm is not None
         try:
@@ -194,21 +275,54 @@ class Answerer:
     def _extract(self, q: QuestionAnalysis, key: str, passages: Sequence[PassageRead], degraded: list[str]) -> Side:
         texts = {p.doc_id: self.docstore.get_document_text(p.doc_id) for p in passages}
         periods = self._doc_periods(texts)
-        ex = extract(q, all_units(texts, passages), texts, self._stem, key, periods, self._meaning(q, degraded))
+        groups = acronym_groups(list(texts.values()))
+        common = common_noun_acronyms(list(texts.values()))
+        ex = extract(q, all_units(texts, passages), texts, self._stem, key, periods, self._meaning(q, degraded),
+                     groups, common)
         if ex.sentences:
             return Side(ex.sentences, None, f"extractive: {ex.to_log()}")
-        if ex.qualifying and q.value_kind in TABLE_KINDS:
-            rows = [u for i, d in enumerate(texts) for u in document_rows(texts[d], d, len(passages) + i, key)]
-            # every row of the whole filings: scored by terms alone (embedding thousands of rows per ask is not
-            # worth it for a lookup whose rows are named by the ask's own line-item words)
-            tables = extract(q, rows, texts, self._stem, key, periods)
-            if tables.sentences:
-                return Side(tables.sentences, None, f"table lookup in the retrieved filings: {tables.to_log()}")
+        # Lookups over the whole retrieved filings when no passage answers: statement tables first for a money
+        # or percent ask (a line item's value), prose first for a count, a date or a name (stated in sentences).
+        lookups = [self._table_lookup, self._sentence_lookup]
+        if q.value_kind not in (AnswerKind.AMOUNT, AnswerKind.PERCENT):
+            lookups.reverse()
+        for lookup in lookups:
+            side = lookup(q, key, texts, len(passages), periods, groups, common, bool(ex.qualifying))
+            if side is not None:
+                return side
         if ex.qualifying:
             return Side((), RefusalReason.NO_VALUE_OF_TYPE, f"{NO_VALUE_OF_TYPE_TEXT} ({q.value_kind.value}): "
                         f"{ex.qualifying} sentences/rows of {key} hold the terms, none a {q.value_kind.value}")
         return Side((), RefusalReason.NO_PASSAGES, f"no retrieved sentence or table row of {key} holds half of "
                     f"the question's terms (best {ex.best_coverage:.2f})")
+
+    def _table_lookup(self, q: QuestionAnalysis, key: str, texts: dict[str, str], rank: int, periods: DocPeriods,
+                      groups: Sequence[Sequence[str]], common: frozenset[str], qualified: bool) -> Side | None:
+        """Every table row of the retrieved filings, scored by terms alone (embedding thousands of rows per ask is
+        not worth it for a lookup whose rows are named by the ask's own line-item words), when some passage held
+        the ask's terms."""
+        if not qualified or q.value_kind not in TABLE_KINDS:
+            return None
+        rows = [u for i, d in enumerate(texts) for u in document_rows(texts[d], d, rank + i, key)]
+        tables = extract(q, rows, texts, self._stem, key, periods, groups=groups, not_names=common)
+        if tables.sentences:
+            return Side(tables.sentences, None, f"table lookup in the retrieved filings: {tables.to_log()}")
+        return None
+
+    def _sentence_lookup(self, q: QuestionAnalysis, key: str, texts: dict[str, str], rank: int,
+                         periods: DocPeriods, groups: Sequence[Sequence[str]], common: frozenset[str],
+                         qualified: bool) -> Side | None:
+        """Every sentence of the retrieved filings, scored by terms alone; one outside the passages answers only
+        holding every term of the ask and a value of its type (a sentence the search ranked out: "approximately
+        36,000 employees" for a headcount ask)."""
+        if not needs_value(q.value_kind):
+            return None
+        prose = [u for i, d in enumerate(texts) for u in document_sentences(texts[d], d, rank + i, key)]
+        found = extract(q, prose, texts, self._stem, key, periods, groups=groups, not_names=common,
+                        every_term=True)
+        if found.sentences:
+            return Side(found.sentences, None, f"sentence lookup in the retrieved filings: {found.to_log()}")
+        return None
 
     def _meaning(self, q: QuestionAnalysis, degraded: list[str]) -> Callable[[Sequence[Unit]], list[float] | None]:
         """The question-unit cosines for ``extract`` (None without a similarity model, noted in ``degraded``)."""
@@ -257,6 +371,15 @@ class Answerer:
         support = Support.PARTIAL if answered else Support.REFUSED
         return Answer(**base, support=support, sentences=sentences, refusal=refusal, dropped_sentences=dropped,
                       degraded=degraded)
+
+
+def _latest_annual(refs: Sequence[Document]) -> int | None:
+    return max((fy for d in refs if (fy := _fiscal_year(d)) and d.form.upper().startswith("10-K")), default=None)
+
+
+def _fiscal_year(doc: Document) -> int | None:
+    fy = doc.meta_dict().get("fiscal_year", "")
+    return int(fy) if fy.isdigit() else None
 
 
 def _refusal_message(q: QuestionAnalysis, side: Side, passages: Sequence[PassageRead]) -> str:

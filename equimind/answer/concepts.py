@@ -40,6 +40,12 @@ list that has a fact for the asked period wins (companies switch concepts over t
 * ``ppe_net`` (USD, instant): us-gaap: PropertyPlantAndEquipmentNet. Phrases: net property, plant and equipment,
   property and equipment, net, net PP&E.
 * ``accounts_payable`` (USD, instant): us-gaap: AccountsPayableCurrent. Phrases: accounts payable.
+* ``accounts_receivable`` (USD, instant): us-gaap: AccountsReceivableNetCurrent. Phrases: accounts receivable.
+* ``depreciation_amortization`` (USD, flow): us-gaap: DepreciationDepletionAndAmortization,
+  DepreciationAndAmortization, DepreciationAmortizationAndAccretionNet. Phrases: depreciation and amortization.
+* ``income_tax`` (USD, flow): us-gaap: IncomeTaxExpenseBenefit. Phrases: provision for income taxes, income tax
+  expense. ``pretax_income`` (USD, flow): us-gaap: IncomeLossFromContinuingOperationsBeforeIncomeTaxes... Phrases:
+  income before income taxes, pretax income.
 * ``total_liabilities`` (USD, instant): us-gaap: Liabilities. Phrases: total liabilities.
 * ``stockholders_equity`` (USD, instant): us-gaap: StockholdersEquity,
   StockholdersEquityIncludingPortionAttributableToNoncontrollingInterest. Phrases: stockholders' equity,
@@ -55,7 +61,8 @@ Ratios (``RATIOS``) are not reported facts but the line items they are computed 
 Each names its line items in the words of the us-gaap concepts that report them (``GrossProfit``, ``Revenues``,
 ``OperatingIncomeLoss``, ``NetIncomeLoss``, ``IncomeTaxExpenseBenefit``, ``IncomeLoss...BeforeIncomeTaxes...``,
 ``PaymentsToAcquirePropertyPlantAndEquipment``, ``PropertyPlantAndEquipmentNet``, ``Assets``). Retrieval uses them
-(``retrieval/query_shape.py`` rule 6); the answerer does not compute them from XBRL.
+(``retrieval/query_shape.py`` rule 6); the answerer computes the figures a question names from the lines of this
+map (``answer/computed.py``: its own list of formulas, from XBRL or statement rows).
 
 Segment figures (NVIDIA's data center revenue, AWS sales) carry XBRL dimensions, which companyfacts does not have:
 a question with words beyond the metric, its verbs and its period is not an XBRL ask and goes to the extractive path.
@@ -95,7 +102,9 @@ METRICS: tuple[MetricSpec, ...] = (
        "us-gaap:Revenues us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax us-gaap:SalesRevenueNet "
        "us-gaap:RevenueFromContractWithCustomerIncludingAssessedTax"),
     _m("net_income", "Net income", "net income; profit; net profit; profits; earnings; net earnings; bottom line; "
-       "bottom-line profit; bottom line profit; earn",
+       "bottom-line profit; bottom line profit; earn; net income attributable to shareholders; net income "
+       "attributable to stockholders; net income attributable to common stockholders; net income attributable to "
+       "common shareholders",
        "us-gaap:NetIncomeLoss us-gaap:ProfitLoss us-gaap:NetIncomeLossAvailableToCommonStockholdersBasic"),
     _m("eps_diluted", "Diluted EPS", "diluted eps; diluted earnings per share; eps; earnings per share",
        "us-gaap:EarningsPerShareDiluted", USD_PER_SHARE),
@@ -135,8 +144,23 @@ METRICS: tuple[MetricSpec, ...] = (
        "us-gaap:InventoryNet", flow=False),
     _m("ppe_net", "Property, plant and equipment, net", "net property, plant and equipment; net property, plant, "
        "and equipment; property, plant and equipment, net; net property and equipment; property and equipment, "
-       "net; net pp&e; pp&e, net", "us-gaap:PropertyPlantAndEquipmentNet", flow=False),
+       "net; net pp&e; pp&e, net; net ppne; ppne", "us-gaap:PropertyPlantAndEquipmentNet", flow=False),
     _m("accounts_payable", "Accounts payable", "accounts payable", "us-gaap:AccountsPayableCurrent", flow=False),
+    _m("accounts_receivable", "Accounts receivable", "accounts receivable; accounts receivable, net; "
+       "receivables, net", "us-gaap:AccountsReceivableNetCurrent", flow=False),
+    _m("depreciation_amortization", "Depreciation and amortization", "depreciation and amortization; "
+       "depreciation, depletion and amortization; depreciation, amortization and other; depreciation & amortization",
+       "us-gaap:DepreciationDepletionAndAmortization us-gaap:DepreciationAndAmortization "
+       "us-gaap:DepreciationAmortizationAndAccretionNet"),
+    _m("income_tax", "Income tax expense", "provision for income taxes; income tax expense; income tax provision; "
+       "provision for (benefit from) income taxes; income taxes", "us-gaap:IncomeTaxExpenseBenefit"),
+    _m("pretax_income", "Income before income taxes", "income before income taxes; income before provision for "
+       "income taxes; earnings before income taxes; income before taxes; pretax income; pre-tax income; loss before "
+       "income taxes; income from continuing operations before income taxes; earnings from continuing operations "
+       "before income taxes; pretax income from continuing operations",
+       "us-gaap:IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest "
+       "us-gaap:IncomeLossFromContinuingOperationsBeforeIncomeTaxesMinorityInterestAndIncomeLossFromEquityMethod"
+       "Investments"),
     _m("total_liabilities", "Total liabilities", "total liabilities", "us-gaap:Liabilities", flow=False),
     _m("stockholders_equity", "Stockholders' equity", "stockholders' equity; shareholders' equity; stockholders "
        "equity; shareholders equity", "us-gaap:StockholdersEquity "

@@ -26,13 +26,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from equimind.answer.concepts import METRIC_VERBS
-from equimind.answer.periods import PeriodKind, find_periods
+from equimind.answer.periods import MONTHS, PeriodKind, find_periods
 from equimind.answer.question import QuestionAnalysis
 from equimind.answer.record import AnswerKind, AnswerSentence, Method, Quote, StatedValue
 from equimind.answer.units import Span, Unit, UnitKind, cells
-from equimind.answer.values import is_instruction, needs_value, table_scale, values_of
+from equimind.answer.values import SCALES, is_instruction, needs_value, percents, table_scale, values_of
 from equimind.answerability.analysis import stem_sets
-from equimind.answerability.vocabulary import Term, content_terms
+from equimind.answerability.vocabulary import Term, content_terms, either_pairs
 from equimind.models import sha256_hex
 
 MIN_COVERAGE = 0.5
@@ -47,6 +47,8 @@ LABEL_BONUS = 0.1  # times the share of the ask's terms in a table row's label (
 METRIC_ROW_BONUS = 0.5  # a row whose label is the asked metric's line item (``names_metric``)
 LINE_QUALIFIERS = frozenset(["total", "net", "merchandise", "consolidated"])
 COUNTED_BONUS = 0.2  # a count followed by the counted word of the ask
+CUE_OMITTED_SHARE = 0.6  # coverage of a unit that omits the ask's answer-type word ("city" in "which city"): the
+# share of the other terms it holds, times this (it qualifies holding them all; a unit with the word ranks above)
 RANK_PENALTY = 0.01
 SECOND_SENTENCE_SHARE = 0.9  # a second unit is added (text / name / yes-no asks) when it scores this close
 MAX_SENTENCES = 2
@@ -59,6 +61,7 @@ class Scored:
     score: float
     values: tuple[StatedValue, ...]
     similarity: float | None = None
+    label_share: float = 0.0  # a row: the share of the ask's term weight its label (first cell) holds
 
     def qualifies(self) -> bool:
         """Enough of the question's terms, or (with the embedding model) a meaning close to the question's and
@@ -142,6 +145,9 @@ def _row_values(q: QuestionAnalysis, u: Unit, year: int | None) -> tuple[StatedV
         scale != 1.0 and q.value_kind is AnswerKind.AMOUNT and "share" not in cells(u.span.text)[0].lower())
     found = values_of(q.value_kind, f"${cell}" if has_money and "$" not in cell else cell, scale=scale,
                       question_words=q.question.split())
+    if not found and q.value_kind is AnswerKind.PERCENT:  # "| R&D | $31,370 | 5% | ...": the row's change column
+        found = [v.model_copy(update={"period": f"change in {head}"}) for v in percents(u.span.text)][:1]
+        return tuple(found)
     return tuple(v.model_copy(update={"period": head}) for v in found)
 
 
@@ -149,7 +155,7 @@ def _asked_year(q: QuestionAnalysis) -> int | None:
     for p in q.periods:
         if p.fiscal_year:
             return p.fiscal_year
-        if p.kind in (PeriodKind.MONTH_QUARTER, PeriodKind.DAY) and p.year:
+        if p.kind in (PeriodKind.MONTH_QUARTER, PeriodKind.DAY, PeriodKind.MONTH) and p.year:
             return p.year
     return None
 
@@ -162,8 +168,9 @@ def period_ok(q: QuestionAnalysis, s: Scored, docs: DocPeriods) -> bool:
     """A number answers the asked period only if its unit names that year (a row: the column it is read from; a
     year named after "compared to" is the comparison's base, not the number's period), or names no year and comes
     from that fiscal year's own report (a 10-Q's "revenue was $41.1 billion" is not fiscal 2025's); a sentence about
-    a quarter or the first months of a year never answers a full year: otherwise it is a near miss, and a near miss
-    is "not found"."""
+    a quarter or the first months of a year never answers a full year; an event's month ("announced in May 2024")
+    is answered by a unit that dates it in that month or names its year: otherwise it is a near miss, and a near
+    miss is "not found"."""
     year = _asked_year(q)
     if year is None or q.value_kind not in (AnswerKind.AMOUNT, AnswerKind.COUNT, AnswerKind.PERCENT):
         return True
@@ -173,6 +180,9 @@ def period_ok(q: QuestionAnalysis, s: Scored, docs: DocPeriods) -> bool:
     if wanted is not None and wanted.kind is PeriodKind.FISCAL_YEAR and s.unit.kind is UnitKind.SENTENCE and any(
             p.kind in PART_YEAR for p in find_periods(own)):
         return False  # "$3.89 billion for the six months ended June 30, 2025 and 2024" is no full year's figure
+    month = next((p for p in q.periods if p.kind is PeriodKind.MONTH and p.year == year), None)
+    if month is not None and wanted is None:  # an event's month: the unit dates it in that month, or names its year
+        return names_month(own, month.month or 0, year) or year in unit_years(own)
     named = unit_years(own)
     if named:
         return year in named
@@ -190,10 +200,21 @@ PART_YEAR = (PeriodKind.YEAR_TO_DATE, PeriodKind.QUARTER, PeriodKind.MONTH_QUART
 COMPARED_WITH = re.compile(r"\b(?:(?:as )?compared (?:to|with)|versus|relative to|over the same period)\b", re.I)
 
 
+def names_month(text: str, month: int, year: int) -> bool:
+    """``text`` dates something in ``month`` of ``year`` ("In May 2024", "On August 26, 2025")."""
+    name = MONTHS[month - 1]
+    return re.search(rf"(?i)\b{name[:3]}[a-z]*\.?\s+(?:\d{{1,2}},?\s+)?{year}\b", text) is not None
+
+
 def unit_years(text: str) -> set[int]:
     """The fiscal / calendar years a span names as periods (a year inside a full date such as "June 13, 2025" is a
-    day, not a period)."""
-    return {p.fiscal_year for p in find_periods(text) if p.fiscal_year is not None}
+    day, not a period; a month names its year: "In September 2023")."""
+    out: set[int] = set()
+    for p in find_periods(text):
+        year = p.fiscal_year if p.fiscal_year is not None else (p.year if p.kind is PeriodKind.MONTH else None)
+        if year is not None:
+            out.add(year)
+    return out
 
 
 def _counted(q: QuestionAnalysis, s: Scored, stem: Any) -> bool:
@@ -236,32 +257,46 @@ def names_metric(q: QuestionAnalysis, label: str) -> bool:
 
 
 def score_units(q: QuestionAnalysis, units: Sequence[Unit], stem: Any,
-                similarity: Sequence[float] | None = None) -> list[Scored]:
+                similarity: Sequence[float] | None = None,
+                groups: Sequence[Sequence[str]] = (), not_names: frozenset[str] = frozenset()) -> list[Scored]:
     """Each unit's coverage and score (module docstring); ``similarity``: the question-unit cosine per unit
-    (``answer.similarity``), None to score by terms alone."""
+    (``answer.similarity``), None to score by terms alone; ``groups``: more interchangeable phrases (the acronyms
+    the filings define: ``answer.acronyms``); ``not_names``: capitalised words that are not names (short names of
+    common nouns: "CDN" for "content delivery network")."""
     phrases = (q.metric.phrase, *q.metric.metric.phrases) if q.metric is not None else ()
-    terms = content_terms(q.terms, stem, q.value_kind is AnswerKind.AMOUNT, phrases, sorted(METRIC_VERBS))
+    amount = q.value_kind is AnswerKind.AMOUNT or "how much" in q.ask.ask.lower()  # "how much ... and how fast"
+    terms = content_terms(q.terms, stem, amount, phrases, sorted(METRIC_VERBS),
+                          groups, either_pairs(q.ask.ask, stem))
     sets = stem_sets([u.context for u in units], stem)
     idf = _idf(sets, terms)
     total = sum(idf.values()) or 1.0
+    cue = {str(x) for x in stem.stemWords(list(q.cue_words))} if q.cue_words else set()
+    optional = [t for t in terms if set(t.stems) <= cue]
+    required = (total - sum(idf[t] for t in optional)) if len(optional) < len(terms) else 0.0
     year = _asked_year(q)
     out: list[Scored] = []
     sims = list(similarity) if similarity is not None else [None] * len(units)
     for u, s, sim in zip(units, sets, sims, strict=True):
-        coverage = sum(w for t, w in idf.items() if holds_term(t, s)) / total if terms else 0.0
+        held = [t for t in terms if holds_term(t, s)]
+        coverage = sum(idf[t] for t in held) / total if terms else 0.0
+        if optional and required > 0:  # a unit may omit the word naming the answer's type, at a discount
+            coverage = max(coverage, CUE_OMITTED_SHARE * sum(idf[t] for t in held if t not in optional) / required)
         bonus = PERIOD_BONUS if year is not None and year in unit_years(u.context) else 0.0
+        label_share = 0.0
         if u.kind is UnitKind.ROW:
             vals = _row_values(q, u, year)
             first = cells(u.span.text)[0]
             label = stem_sets([first], stem)[0]
-            bonus += LABEL_BONUS * sum(w for t, w in idf.items() if holds_term(t, label)) / total
+            label_share = sum(w for t, w in idf.items() if holds_term(t, label)) / total
+            bonus += LABEL_BONUS * label_share
             bonus += METRIC_ROW_BONUS if names_metric(q, first) else 0.0
         else:
-            vals = tuple(values_of(q.value_kind, u.span.text, question_words=q.question.split()))
+            vals = tuple(v for v in values_of(q.value_kind, u.span.text, question_words=q.question.split())
+                         if v.text not in not_names)
             bonus += HEAD_NAME_BONUS if _names_head(q, u.span.text) else 0.0
         if sim is not None:
             bonus += SIMILARITY_WEIGHT * sim
-        scored = Scored(u, coverage, coverage + bonus - RANK_PENALTY * u.rank, vals, sim)
+        scored = Scored(u, coverage, coverage + bonus - RANK_PENALTY * u.rank, vals, sim, label_share)
         if _counted(q, scored, stem):
             scored = replace(scored, score=scored.score + COUNTED_BONUS)
         out.append(scored)
@@ -296,7 +331,16 @@ def _quotes(u: Unit, doc_sha: str) -> list[Quote]:
     return quotes
 
 
-def _sentence_text(s: Scored) -> str:
+def in_asked_scale(number: float, asked: float) -> str:
+    """``number`` (USD) in the unit the question asked ("$382 million" for 381,603 thousand asked in millions):
+    whole units from 100 up, else two decimals ("$8.74 billion")."""
+    v = number / asked
+    digits = 0 if abs(v) >= 100 else 2
+    sign = "-" if v < 0 else ""
+    return f"{sign}${abs(v):,.{digits}f} {_scale_word(asked)}"
+
+
+def _sentence_text(s: Scored, asked: float | None = None) -> str:
     u = s.unit
     if u.kind is UnitKind.SENTENCE:
         return u.span.text.strip()
@@ -304,9 +348,15 @@ def _sentence_text(s: Scored) -> str:
     if s.values:
         v = s.values[0]
         scale = table_scale(u.scale_context)
-        unit = "" if scale == 1.0 or re.search(r"(?i)thousand|million|billion", v.text) else f" {_scale_word(scale)}"
+        unit = "" if scale == 1.0 or v.unit == "%" or re.search(r"(?i)thousand|million|billion", v.text) else \
+            f" {_scale_word(scale)}"
         period = TABLE_SCALE_NOTE.sub("", v.period or "").strip()
-        return f"{label}: {v.text}{unit}{f' ({period})' if period else ''}."
+        printed = f"{v.text}{unit}"
+        word = re.search(r"(?i)thousand|million|billion", v.text)
+        shown = SCALES[word.group(0).lower()] if word else scale
+        if asked is not None and v.unit == "USD" and v.number is not None and asked != shown:
+            printed = f"{in_asked_scale(v.number, asked)} (printed: {printed})"  # the unit the question asked
+        return f"{label}: {printed}{f' ({period})' if period else ''}."
     return f"{label}: {' | '.join(cells(u.span.text)[1:])}."
 
 
@@ -316,21 +366,30 @@ def _scale_word(scale: float) -> str:
 
 def extract(q: QuestionAnalysis, units: Sequence[Unit], texts: dict[str, str], stem: Any,
             subject: str | None = None, doc_periods: DocPeriods | None = None,
-            similarity: Callable[[Sequence[Unit]], Sequence[float] | None] | None = None) -> Extraction:
+            similarity: Callable[[Sequence[Unit]], Sequence[float] | None] | None = None,
+            groups: Sequence[Sequence[str]] = (), not_names: frozenset[str] = frozenset(),
+            every_term: bool = False) -> Extraction:
     """The best answering unit(s) (module docstring); an empty ``sentences`` is "not found"; ``similarity``: the
-    question-unit cosines of the units it is given (``answer.similarity``), or None."""
+    question-unit cosines of the units it is given (``answer.similarity``), or None; ``groups``, ``not_names``: see
+    ``score_units``; ``every_term``: a unit qualifies only holding every term of the ask (units beyond the
+    retrieved passages: ``Answerer``'s sentence lookup)."""
     prose = q.value_kind in (AnswerKind.TEXT, AnswerKind.YES_NO)  # an explanation is never a table row
     clean = [u for u in units if not is_instruction(u.context) and not (prose and u.kind is UnitKind.ROW)
              and not is_contents_row(u)]
-    scored = score_units(q, clean, stem, similarity(clean) if similarity is not None else None)
-    qualifying = [s for s in scored if s.qualifies()]
+    scored = score_units(q, clean, stem, similarity(clean) if similarity is not None else None, groups, not_names)
+    qualifying = [s for s in scored if (s.coverage >= 1.0 - 1e-9 if every_term else s.qualifies())]
     need = needs_value(q.value_kind)
-    usable = [s for s in qualifying if (s.values or not need) and period_ok(q, s, doc_periods or {})]
+    usable = [s for s in qualifying if (s.values or not need) and period_ok(q, s, doc_periods or {})
+              and not (q.value_kind is AnswerKind.COUNT and s.unit.kind is UnitKind.ROW and not s.label_share)]
+    # a count read from a table answers only when the row's label names what the ask counts (a row of expenses
+    # under a header the ask's words are in holds an amount, whatever its table's unit line says)
     usable.sort(key=lambda s: (-s.score, s.unit.rank, s.unit.span.start))
     chosen = usable[:1]
     if usable and q.value_kind in (AnswerKind.TEXT, AnswerKind.NAME, AnswerKind.YES_NO):
-        chosen += [s for s in usable[1:MAX_SENTENCES] if s.score >= SECOND_SENTENCE_SHARE * usable[0].score]
-    sentences = tuple(AnswerSentence(text=_sentence_text(s), method=Method.EXTRACTIVE, subject=subject,
+        chosen += [s for s in usable[1:MAX_SENTENCES] if s.score >= SECOND_SENTENCE_SHARE * usable[0].score
+                   and s.unit.kind is usable[0].unit.kind  # a form's label row does not follow a sentence
+                   and s.unit.span.text.strip() != usable[0].unit.span.text.strip()]  # nor the same words again
+    sentences = tuple(AnswerSentence(text=_sentence_text(s, q.scale), method=Method.EXTRACTIVE, subject=subject,
                                      quotes=_quotes(s.unit, sha256_hex(texts[s.unit.doc_id])),
                                      values=list(s.values), score=round(s.score, 4)) for s in chosen)
     best = max((s.coverage for s in scored), default=0.0)

@@ -1,6 +1,7 @@
 """Periods named in a question: a fiscal year ("fiscal 2025", "FY2024", "in 2024"), a quarter ("Q2 of fiscal 2026",
 "the second quarter of 2025", "the June 2025 quarter"; "mid-2025" is read as the quarter ended June 2025), a
-year-to-date span ("the first half of 2025", "the first nine months of fiscal 2025") or a day ("at June 30, 2025",
+calendar month ("announced in May 2024": when an event happened, which no reporting period is), a year-to-date
+span ("the first half of 2025", "the first nine months of fiscal 2025") or a day ("at June 30, 2025",
 "year-end 2024" is the fiscal year's end).
 
 Pure functions of the text. A bare year is read as the fiscal year of that number (analysts say "Apple's 2024 sales"
@@ -26,6 +27,7 @@ _QUARTER = re.compile(rf"\b(?:q([1-4])|(first|second|third|fourth|1st|2nd|3rd|4t
                       rf"(?:\s+(?:of|in)\s+(?:the\s+)?)?\s*(?:{_YEAR})?")
 _MONTH_QUARTER = re.compile(rf"\b({_MON})\s+((?:19|20)\d{{2}})\s+(?:fiscal\s+)?quarter\b")
 _MID_YEAR = re.compile(r"\bmid-?\s?((?:19|20)\d{2})\b")  # "mid-2025": the quarter ended June 2025
+_MONTH = re.compile(rf"\b({_MON})\.?\s+((?:19|20)\d{{2}})\b")  # "in May 2024": a calendar month
 _YTD = re.compile(r"\b(first half|first six months|first nine months|first three months|six months|nine months|h1)"
                   rf"(?:\s+(?:of|in|ended)\s+(?:the\s+)?)?\s*(?:{_YEAR})?")
 _FISCAL_YEAR = re.compile(r"\b(?:fiscal(?:\s+year)?|fy)\s*'?((?:19|20)\d{2}|\d{2})\b")
@@ -38,6 +40,7 @@ class PeriodKind(StrEnum):
     MONTH_QUARTER = "month_quarter"  # the quarter ending in a calendar month
     YEAR_TO_DATE = "year_to_date"  # the first 3/6/9 months of a fiscal year
     DAY = "day"  # an instant
+    MONTH = "month"  # a calendar month ("announced in May 2024"): when something happened, not a reporting period
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,8 @@ class Period:
             return f"Q{self.quarter} of fiscal {self.fiscal_year}" if self.fiscal_year else f"Q{self.quarter}"
         if self.kind is PeriodKind.MONTH_QUARTER:
             return f"the quarter ended {MONTHS[(self.month or 1) - 1].title()} {self.year}"
+        if self.kind is PeriodKind.MONTH:
+            return f"{MONTHS[(self.month or 1) - 1].title()} {self.year}"
         if self.kind is PeriodKind.YEAR_TO_DATE:
             return f"the first {self.months} months of fiscal {self.fiscal_year}"
         return f"{self.day}"
@@ -93,6 +98,8 @@ def find_periods(question: str) -> list[Period]:
         claim(m, Period(PeriodKind.MONTH_QUARTER, m.group(0), month=_month(m.group(1)), year=int(m.group(2))))
     for m in _MID_YEAR.finditer(low):
         claim(m, Period(PeriodKind.MONTH_QUARTER, m.group(0), month=6, year=int(m.group(1))))
+    for m in _MONTH.finditer(low):
+        claim(m, Period(PeriodKind.MONTH, m.group(0), month=_month(m.group(1)), year=int(m.group(2))))
     for m in _QUARTER.finditer(low):
         q = int(m.group(1)) if m.group(1) else ORDINALS[m.group(2)]
         claim(m, Period(PeriodKind.QUARTER, m.group(0).strip(), fiscal_year=_year(m.group(3)), quarter=q))

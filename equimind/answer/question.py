@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from equimind.answer.computed import FormulaMatch, find_formula
 from equimind.answer.concepts import METRIC_VERBS, SHARES, MetricMatch, find_metrics
 from equimind.answer.periods import Period, find_periods
 from equimind.answer.record import AnswerKind
@@ -71,6 +72,11 @@ class QuestionAnalysis:
     cue: str
     head: str | None = None  # the noun a which/what ask names its answer by ("architecture" in "which new GPU
     # architecture did ..."): the answer is a name written before it ("the Blackwell architecture")
+    scale: float | None = None  # the unit the question asks amounts in ("Answer in USD millions" -> 1e6)
+    formula: FormulaMatch | None = None  # a computed figure the ask names ("days payable outstanding": computed)
+    cue_words: tuple[str, ...] = ()  # words naming the answer's type, not its topic ("city" in "in which city is
+    # the head office", "fraction" in "what fraction of ..."): the answering sentence states a city or a percent and
+    # need not repeat the word (``extract.score_units`` counts them only when held)
 
     @property
     def terms(self) -> tuple[str, ...]:
@@ -79,6 +85,7 @@ class QuestionAnalysis:
     def to_log(self) -> dict[str, Any]:
         return {"kind": self.kind.value, "value_kind": self.value_kind.value, "cue": self.cue,
                 "metric": self.metric.metric.key if self.metric else None, "xbrl_ask": self.xbrl,
+                "computed": self.formula.formula.key if self.formula else None,
                 "periods": [p.label() for p in self.periods], "leftover_terms": list(self.leftover),
                 "answerability": self.ask.to_log()}
 
@@ -194,8 +201,41 @@ def analyse_question(question: str, subject: Subject, others: Sequence[Subject] 
         vkind = _compared_kind(words, metric, vkind)
     compare = COMPARE_CUES if kind is AnswerKind.COMPARISON else frozenset()
     leftover = tuple(w for w in _leftover(ask, metric, stem) if w not in compare)
-    xbrl = (metric is not None and not leftover and vkind in (AnswerKind.AMOUNT, AnswerKind.COUNT)
+    # a computed figure is asked for unless the ask wants a yes / no, a reason ("what drove the margin change"),
+    # or compares companies
+    formula = find_formula(ask.ask) if vkind is not AnswerKind.YES_NO and not EXPLAIN.search(" ".join(words)) \
+        and not ask.co_subjects else None  # two periods compared: each side computes its own year
+    xbrl = (metric is not None and formula is None and not leftover and vkind in (AnswerKind.AMOUNT, AnswerKind.COUNT)
             and (vkind is AnswerKind.AMOUNT or metric.metric.unit == SHARES)
             and len({m.metric.key for m in metrics}) == 1)
     head = name_head(words) if vkind is AnswerKind.NAME else None
-    return QuestionAnalysis(question, ask, kind, vkind, metric, xbrl, periods, leftover, cue, head)
+    return QuestionAnalysis(question, ask, kind, vkind, metric, xbrl, periods, leftover, cue, head,
+                            asked_scale(question), formula, answer_type_words(words, vkind))
+
+
+ASKED_SCALE = re.compile(r"\b(?:in|answer in|state answer in|in units of)\s+(?:usd|us\$|\$|dollars)\s*"
+                         r"(thousands|millions|billions)\b|\(in (?:usd |\$ ?)?(thousands|millions|billions)\)", re.I)
+
+
+def asked_scale(question: str) -> float | None:
+    """The scale the question wants amounts stated in ("Answer in USD millions", "(in USD billions)"), or None."""
+    m = ASKED_SCALE.search(question)
+    if m is None:
+        return None
+    return {"thousands": 1e3, "millions": 1e6, "billions": 1e9}[(m.group(1) or m.group(2)).lower()]
+
+
+PERCENT_CUE = re.compile(r"\bwhat (percentage|percent|fraction|share|proportion)\b")
+
+
+def answer_type_words(words: Sequence[str], vkind: AnswerKind) -> tuple[str, ...]:
+    """The words of the ask that name the type of its answer (``QuestionAnalysis.cue_words``): the head noun of a
+    name ask's which / what phrase ("which city", "what network", "which new GPU architecture": ``name_head``), the
+    share word of a percent ask ("what fraction")."""
+    if vkind is AnswerKind.PERCENT:
+        m = PERCENT_CUE.search(" ".join(words))
+        return (m.group(1),) if m else ()
+    if vkind is AnswerKind.NAME:
+        head = name_head(words)
+        return (head,) if head else ()
+    return ()

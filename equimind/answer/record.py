@@ -40,6 +40,7 @@ class Method(StrEnum):
     XBRL = "xbrl"  # a reported fact from XBRL companyfacts as filed by the as-of date
     EXTRACTIVE = "extractive"  # a sentence or table row of the retrieved passages
     LLM = "llm"  # a model's sentence backed by verified quotes
+    COMPUTED = "computed"  # a ratio / growth rate computed from reported lines (XBRL or statement rows), formula given
 
 
 class RefusalReason(StrEnum):

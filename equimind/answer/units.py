@@ -192,3 +192,19 @@ def document_rows(text: str, doc_id: str, rank: int, ticker: str | None = None) 
                                 notes[header.start]))
         pos = b + 1
     return out
+
+
+def document_sentences(text: str, doc_id: str, rank: int, ticker: str | None = None) -> list[Unit]:
+    """Every prose sentence of a whole document, each with a one-sentence passage: the sentence lookup a
+    value ask falls back to when no retrieved passage of the filing answers it."""
+    out: list[Unit] = []
+    pos, n = 0, len(text)
+    while pos < n:
+        b = text.find("\n", pos)
+        b = n if b < 0 else b
+        if not text.startswith("|", pos):
+            for span in _sentences(text, pos, b):
+                p = PassageRead(doc_id=doc_id, start=span.start, end=span.end, score=0.0, ticker=ticker)
+                out.append(Unit(doc_id, UnitKind.SENTENCE, span, p, rank))
+        pos = b + 1
+    return out

@@ -22,7 +22,9 @@ PERCENT = re.compile(rf"({_NUM})\s?(?:%|percent\b|percentage points?\b)", re.I)
 COUNT = re.compile(rf"(?<![\$\d.,])({_NUM})({_SCALE})(?!\s?%|\s?percent|[\d,(])", re.I)
 _MON = "|".join(MONTHS)
 DATE = re.compile(rf"\b(?:(?:{_MON})\s+(?:\d{{1,2}},?\s+)?(?:19|20)\d{{2}}|(?:19|20)\d{{2}})\b", re.I)
-TABLE_SCALE = re.compile(r"\bin\s+(thousands|millions|billions)\b", re.I)
+# "(In millions)", "$ in millions", "(Dollars in millions)", and a parenthesis that opens with the unit: "(Millions,
+# except per share amounts)"
+TABLE_SCALE = re.compile(r"\bin\s+(thousands|millions|billions)\b|\(\s*(thousands|millions|billions)\b", re.I)
 
 
 def _wordset(text: str) -> frozenset[str]:
@@ -64,7 +66,7 @@ def _scaled(raw: str, scale_word: str, table_scale: float) -> float:
 def table_scale(text: str) -> float:
     """The scale a table states in its header or caption ("(In millions)"), 1 when none."""
     m = TABLE_SCALE.search(text)
-    return SCALES[m.group(1).lower()] if m else 1.0
+    return SCALES[(m.group(1) or m.group(2)).lower()] if m else 1.0
 
 
 def amounts(text: str, scale: float = 1.0) -> list[StatedValue]:

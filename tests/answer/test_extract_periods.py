@@ -67,3 +67,24 @@ def test_names_metric_takes_statement_qualifiers_only() -> None:
     q = analyse_question("What were Tesla's net sales in 2024?", TSLA, (), STEM)
     assert [names_metric(q, label) for label in ("Total net sales", "Net\xa0sales:", "Cost of sales", "Products")] == [
         True, True, False, False]
+
+
+def test_a_row_is_stated_in_the_unit_the_question_asks() -> None:
+    from equimind.answer.question import asked_scale
+    from equimind.answer.units import document_rows
+
+    assert asked_scale("What is X's FY2020 cash flow from operations? Answer in USD millions.") == 1e6
+    assert asked_scale("What is the net PP&E (in USD billions)?") == 1e9
+    assert asked_scale("What was Tesla's revenue in 2024?") is None
+    text = ("CONSOLIDATED STATEMENTS OF CASH FLOWS\n(In thousands)\n\n| | 2020 | 2019 |\n| --- | --- | --- |\n"
+            "| Net cash provided by operating activities | $ 381,603 | $ 465,699 |\n")
+    rows = document_rows(text, "d", 0, "TSLA")
+
+    def stated(question: str) -> list[str]:
+        q = analyse_question(question, TSLA, (), STEM)
+        return [s.text for s in extract(q, rows, {"d": text}, STEM, "TSLA", {"d": (2020, "FY")}).sentences]
+
+    asked = stated("How much cash did Tesla generate from operating activities in FY2020? Answer in USD millions.")
+    assert asked == ["Net cash provided by operating activities: $382 million (printed: $ 381,603 thousand) (2020)."]
+    plain = stated("How much cash did Tesla generate from operating activities in FY2020?")
+    assert plain == ["Net cash provided by operating activities: $ 381,603 thousand (2020)."]
