@@ -44,6 +44,9 @@ GROUPS: tuple[tuple[str, ...], ...] = tuple(tuple(p.strip() for p in g.split(";"
     "exposed; exposure; affected; impact; impacted",
     "program; programme; programs; programmes",
     "extra; additional; incremental",
+    "retain; retained; retaining; retention",
+    "acquisition; acquisitions; acquire; acquired; acquiring",
+    "legal battles; legal battle; lawsuits; lawsuit; litigation; legal proceedings; legal actions; legal action",
 ))
 
 
