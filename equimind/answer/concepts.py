@@ -144,7 +144,7 @@ METRICS: tuple[MetricSpec, ...] = (
        "us-gaap:InventoryNet", flow=False),
     _m("ppe_net", "Property, plant and equipment, net", "net property, plant and equipment; net property, plant, "
        "and equipment; property, plant and equipment, net; net property and equipment; property and equipment, "
-       "net; net pp&e; pp&e, net; net ppne; ppne", "us-gaap:PropertyPlantAndEquipmentNet", flow=False),
+       "net; net pp&e; pp&e, net", "us-gaap:PropertyPlantAndEquipmentNet", flow=False),
     _m("accounts_payable", "Accounts payable", "accounts payable", "us-gaap:AccountsPayableCurrent", flow=False),
     _m("accounts_receivable", "Accounts receivable", "accounts receivable; accounts receivable, net; "
        "receivables, net", "us-gaap:AccountsReceivableNetCurrent", flow=False),
