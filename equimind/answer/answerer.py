@@ -33,6 +33,7 @@ from equimind.answer.computed import (
     asks_each_year,
     compute,
     line_sentence,
+    trend,
 )
 from equimind.answer.concepts import USD, MetricSpec
 from equimind.answer.extract import DocPeriods, extract
@@ -227,13 +228,18 @@ class Answerer:
                 degraded.append(f"computed: no annual report of {key} names a fiscal year to compute {name} for")
                 return None
             years = [latest]
+        if q.trend is not None and len(years) == 1:  # "an improving margin as of FY2022": against the year before
+            years = [years[0] - 1, years[0]]
 
         def lookup(metric: MetricSpec, year: int, t: int) -> LineValue | None:
             found = xbrl.value(metric, year) if xbrl is not None else None
             return found or statements.value(metric, year, t)
 
-        result = compute(q.formula, years, company, key, lookup, asked_decimals(q.question), q.scale,
-                         asks_each_year(q.ask.ask, q.formula))
+        if q.trend is not None:
+            result = trend(q.formula, years, company, key, lookup, q.trend, asked_decimals(q.question), q.scale)
+        else:
+            result = compute(q.formula, years, company, key, lookup, asked_decimals(q.question), q.scale,
+                             asks_each_year(q.ask.ask, q.formula))
         if result.sentence is None:
             degraded.append(f"computed: {result.reason}; answered from the passages")
             return None

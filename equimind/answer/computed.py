@@ -481,7 +481,8 @@ def compute(match: FormulaMatch, years: Sequence[int], company: str, ticker: str
     for y in span:
         values, missing = None, ""
         for lines, fn in ((f.lines, f.compute), *zip(f.alternatives, f.alt_compute, strict=True)):
-            values, missing = _year_values(f, lines, y, lookup, t, got)
+            values, gap = _year_values(f, lines, y, lookup, t, got)
+            missing = missing or gap  # the definition's own line is named first (gross profit is the fallback)
             if values is not None:
                 try:
                     per_year.append(fn(values))
@@ -568,3 +569,53 @@ def line_sentence(lv: LineValue, ticker: str, asked_scale: float | None) -> Answ
 
 
 _AMOUNT = Formula("line", "line", (), MONEY, "", (), lambda v: 0.0)
+
+
+UP = re.compile(r"\b(?:increas\w*|improv\w*|grow\w*|grew|rise|rising|rose|risen|higher|expand\w*|gain\w*)\b", re.I)
+DOWN = re.compile(r"\b(?:decreas\w*|declin\w*|drop\w*|fall|falling|fell|fallen|lower|shrink\w*|shrank|"
+                  r"deteriorat\w*|reduc\w*|contract\w*)\b", re.I)
+
+
+def trend_word(ask: str) -> str | None:
+    """"up" / "down": the direction a yes / no ask asks about ("Has X increased its debt", "an improving gross
+    margin profile", "Was there any drop in ..."), the first such word; None when it names none."""
+    up, down = UP.search(ask), DOWN.search(ask)
+    if up and (not down or up.start() < down.start()):
+        return "up"
+    return "down" if down else None
+
+
+def metric_formula(metric: MetricSpec) -> Formula:
+    """A reported line as a one-line "formula", so a yes / no ask about its direction is answered as a ratio's."""
+    return Formula(metric.key, metric.name.lower(), (), MONEY, "as reported", ((metric.key, 0),),
+                   lambda v: v[(metric.key, 0)])
+
+
+def trend(match: FormulaMatch, years: Sequence[int], company: str, ticker: str, lookup: LineLookup,
+          direction: str, decimals: int | None = None, asked_scale: float | None = None) -> Computed:
+    """A yes / no ask about the direction of a figure: the figure at the first and the last of ``years``, and
+    "Yes" when it moved the asked way ("up" / "down"), "No" otherwise, with both values, the change and every
+    input cited."""
+    first, last = min(years), max(years)
+    parts = [compute(match, [y], company, ticker, lookup, decimals, asked_scale) for y in (first, last)]
+    missing = next((p for p in parts if p.sentence is None), None)
+    if missing is not None:
+        return missing
+    a, b = (p.sentence for p in parts if p.sentence is not None)
+    f = match.formula
+    va, vb = a.figures[0].value, b.figures[0].value
+    moved = "rose" if vb > va else "fell" if vb < va else "was unchanged"
+    yes = (vb > va) if direction == "up" else (vb < va)
+    diff = vb - va
+    digits = 2 if decimals is None else decimals
+    change = f"{diff:+.{digits}f} percentage points" if f.unit == PERCENT else \
+        f"{'+' if diff >= 0 else '-'}{format_figure(abs(diff), f, decimals, asked_scale)}"
+    inputs = "; ".join(f"{fig.name.lower()} fiscal {y} {_amount(fig.value)}" for y, s in ((first, a), (last, b))
+                       for fig in s.figures[1:])
+    how = f", computed as {f.text}" if f.text != "as reported" else " as reported"
+    text = (f"{'Yes' if yes else 'No'}: {company}'s {f.name} {moved} from {a.values[0].text} in fiscal {first} to "
+            f"{b.values[0].text} in fiscal {last} ({change}){how} ({inputs}).")
+    quotes = list(dict.fromkeys([*a.quotes, *b.quotes]))
+    sentence = AnswerSentence(text=text, method=Method.COMPUTED, subject=ticker, quotes=quotes,
+                              figures=[*a.figures, *b.figures], values=[*a.values, *b.values])
+    return Computed(sentence, parts[-1].reason)

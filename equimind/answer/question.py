@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from equimind.answer.computed import FormulaMatch, find_formula
+from equimind.answer.computed import FormulaMatch, find_formula, metric_formula, trend_word
 from equimind.answer.concepts import METRIC_VERBS, SHARES, MetricMatch, find_metrics
 from equimind.answer.periods import Period, find_periods
 from equimind.answer.record import AnswerKind
@@ -74,6 +74,7 @@ class QuestionAnalysis:
     # architecture did ..."): the answer is a name written before it ("the Blackwell architecture")
     scale: float | None = None  # the unit the question asks amounts in ("Answer in USD millions" -> 1e6)
     formula: FormulaMatch | None = None  # a computed figure the ask names ("days payable outstanding": computed)
+    trend: str | None = None  # a yes / no ask about a figure's direction ("Has X increased its debt"): up / down
     cue_words: tuple[str, ...] = ()  # words naming the answer's type, not its topic ("city" in "in which city is
     # the head office", "fraction" in "what fraction of ..."): the answering sentence states a city or a percent and
     # need not repeat the word (``extract.score_units`` counts them only when held)
@@ -203,14 +204,18 @@ def analyse_question(question: str, subject: Subject, others: Sequence[Subject] 
     leftover = tuple(w for w in _leftover(ask, metric, stem) if w not in compare)
     # a computed figure is asked for unless the ask wants a yes / no, a reason ("what drove the margin change"),
     # or compares companies
-    formula = find_formula(ask.ask) if vkind is not AnswerKind.YES_NO and not EXPLAIN.search(" ".join(words)) \
-        and not ask.co_subjects else None  # two periods compared: each side computes its own year
+    direction = trend_word(ask.ask) if vkind is AnswerKind.YES_NO else None
+    formula = find_formula(ask.ask) if (vkind is not AnswerKind.YES_NO or direction) and not EXPLAIN.search(
+        " ".join(words)) and not ask.co_subjects else None  # two periods compared: each side computes its year
+    if direction and formula is None and metric is not None:  # "Has Microsoft increased its debt ...?"
+        formula = FormulaMatch(metric_formula(metric.metric), metric.phrase, False)
+    trend = direction if formula is not None else None
     xbrl = (metric is not None and formula is None and not leftover and vkind in (AnswerKind.AMOUNT, AnswerKind.COUNT)
             and (vkind is AnswerKind.AMOUNT or metric.metric.unit == SHARES)
             and len({m.metric.key for m in metrics}) == 1)
     head = name_head(words) if vkind is AnswerKind.NAME else None
     return QuestionAnalysis(question, ask, kind, vkind, metric, xbrl, periods, leftover, cue, head,
-                            asked_scale(question), formula, answer_type_words(words, vkind))
+                            asked_scale(question), formula, trend, answer_type_words(words, vkind))
 
 
 ASKED_SCALE = re.compile(r"\b(?:in|answer in|state answer in|in units of)\s+(?:usd|us\$|\$|dollars)\s*"

@@ -241,3 +241,35 @@ def test_a_reported_line_is_stated_in_the_asked_unit_or_as_printed() -> None:
     assert lv is not None
     assert line_sentence(lv, "NFLX", 1e6).text == ("Total current liabilities: 5,466 (the table states no unit) "
                                                    "(2017).")
+
+
+def test_a_yes_no_ask_about_a_direction_compares_two_years() -> None:
+    from equimind.answer.computed import FormulaMatch, metric_formula, trend, trend_word
+
+    assert trend_word("Has Microsoft increased its debt on balance sheet between FY2023 and FY2022?") == "up"
+    assert trend_word("Was there any drop in cash between FY2023 and FY2024?") == "down"
+    assert trend_word("Is 3M a capital-intensive business?") is None
+    sl = lines()
+
+    def lookup(m: Any, y: int, t: int) -> Any:
+        return sl.value(m, y, t)
+
+    margin = trend(find_formula("an improving net profit margin"), [2016, 2017], "Amazon", "AMZN",  # type: ignore[arg-type]
+                   lookup, "up")
+    assert margin.sentence is not None and margin.sentence.text.startswith("No: Amazon's net profit margin fell")
+    assets = trend(FormulaMatch(metric_formula(METRIC["total_assets"]), "total assets", False), [2016, 2017],
+                   "Amazon", "AMZN", lookup, "up")
+    assert assets.sentence is not None
+    assert assets.sentence.text.startswith("Yes: Amazon's total assets rose from $83,402 million in fiscal 2016 to "
+                                           "$131,310 million in fiscal 2017 (+$47,908 million) as reported")
+
+
+def test_the_answerer_answers_a_direction_ask_from_xbrl(answerer: Any, search: Any) -> None:
+    from tests.answer.conftest import AS_OF
+
+    question = "Did NVIDIA's net profit margin improve in fiscal 2025?"
+    ans = answerer.answer(question, "NVDA", AS_OF, search(question))
+    assert ans.analysis["computed"] == "net_margin"
+    (sentence,) = ans.sentences
+    assert sentence.method is Method.COMPUTED
+    assert sentence.text.startswith("Yes: NVIDIA") and "in fiscal 2024 to 55.85% in fiscal 2025" in sentence.text
