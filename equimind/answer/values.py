@@ -19,7 +19,7 @@ _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _SCALE = r"(?:\s*(?:thousand|million|billion|trillion|mn|bn)s?\b)?"
 MONEY = re.compile(rf"\$\s?\(?({_NUM})\)?({_SCALE})", re.I)
 PERCENT = re.compile(rf"({_NUM})\s?(?:%|percent\b|percentage points?\b)", re.I)
-COUNT = re.compile(rf"(?<![\$\d.,])({_NUM})({_SCALE})(?!\s?%|\s?percent|[\d,(])", re.I)
+COUNT = re.compile(rf"(?<![\$\d.,])(?<!\$\s)({_NUM})({_SCALE})(?!\s?%|\s?percent|[\d,(])", re.I)  # "$ 5.6": money
 _MON = "|".join(MONTHS)
 DATE = re.compile(rf"\b(?:(?:{_MON})\s+(?:\d{{1,2}},?\s+)?(?:19|20)\d{{2}}|(?:19|20)\d{{2}})\b", re.I)
 # "(In millions)", "$ in millions", "(Dollars in millions)", and a parenthesis that opens with the unit: "(Millions,

@@ -83,3 +83,10 @@ def test_an_event_month_is_a_calendar_month() -> None:
     # a month names its year: a 2023 authorisation is not a mid-2025 figure, even in a fiscal 2025 report
     assert _answer("How much of Meta's share repurchase authorization was left as of mid-2025?", OLD,
                    report=(2025, "Q2")) == []
+
+
+def test_money_written_with_a_space_after_the_dollar_sign_is_not_a_count() -> None:
+    from equimind.answer.values import counts
+
+    text = "Payments were $ 5.6 billion in 2024 and $6.4 billion in 2022; we had approximately 164,000 employees."
+    assert [v.text for v in counts(text)] == ["164,000"]
