@@ -25,20 +25,10 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from equimind.answer.acronyms import acronym_groups, common_noun_acronyms
-from equimind.answer.computed import (
-    LineValue,
-    StatementLines,
-    XbrlLines,
-    asked_decimals,
-    asks_each_year,
-    compute,
-    line_sentence,
-    trend,
-)
-from equimind.answer.concepts import USD, MetricSpec
+from equimind.answer.concepts import USD
 from equimind.answer.extract import DocPeriods, extract
+from equimind.answer.figures import FigureAnswerer
 from equimind.answer.llm_answer import LLMAnswerError
-from equimind.answer.periods import PeriodKind
 from equimind.answer.question import QuestionAnalysis, analyse_question
 from equimind.answer.record import (
     NO_VALUE_OF_TYPE_TEXT,
@@ -59,7 +49,7 @@ from equimind.answerability.check import AnswerabilityCheck
 from equimind.answerability.index import DocTerms
 from equimind.citations import CitationVerifier
 from equimind.errors import ConfigError, NotFoundError
-from equimind.models import Document, EvidenceNode, SearchHit
+from equimind.models import EvidenceNode, SearchHit
 
 if TYPE_CHECKING:
     from equimind.answer.llm_answer import LLMAnswerer
@@ -114,6 +104,7 @@ class Answerer:
         self.facts = facts
         self.llm = llm
         self.check = AnswerabilityCheck(docstore, terms_cache)
+        self.figures = FigureAnswerer(docstore, facts)
         self._stem = Stemmer.Stemmer("english")
 
     def answer(self, question: str, ticker: str, as_of: date, hits: Sequence[Hit], *,
@@ -165,13 +156,14 @@ class Answerer:
               degraded: list[str], doc_ids: Sequence[str] = ()) -> Side:
         mine = [p for p in passages if p.ticker is None or p.ticker == key]
         if q.formula is not None:
-            side = self._computed(q, key, as_of, doc_ids, degraded)
-            if side is not None:
-                return side
+            found = self.figures.computed(q, key, as_of, doc_ids, degraded)
+            if found is not None:
+                return Side((found[0],), None, found[1])
         if q.xbrl and q.metric is not None:
             side = self._xbrl(q, key, as_of, degraded)
             if side is None and q.metric.metric.unit == USD:
-                side = self._reported_line(q, key, doc_ids)
+                line = self.figures.reported_line(q, key, doc_ids)
+                side = Side((line[0],), None, line[1]) if line is not None else None
             if side is not None:
                 return side
         if not mine:
@@ -199,70 +191,6 @@ class Answerer:
             degraded.append(f"xbrl: {result.reason}; answered from the passages")
             return None
         return Side((result.sentence,), None, result.reason)
-
-    def _computed(self, q: QuestionAnalysis, key: str, as_of: date, doc_ids: Sequence[str],
-                  degraded: list[str]) -> Side | None:
-        """The figure the ask names computed from reported lines (``answer.computed``): XBRL companyfacts when
-        the facts source knows the company, else the statement rows of its visible filings; None (noted in
-        ``degraded``) when an input is missing, so the passages answer instead."""
-        assert q.formula is not None
-        name = q.formula.formula.name
-        if any(p.kind is not PeriodKind.FISCAL_YEAR for p in q.periods):
-            degraded.append(f"computed: {name} is computed for fiscal years; the asked period "
-                            f"({', '.join(p.label() for p in q.periods)}) is answered from the passages")
-            return None
-        xbrl: XbrlLines | None = None
-        company = key
-        if self.facts is not None:
-            try:
-                cf = self.facts.company_facts(key)
-                xbrl, company = XbrlLines(cf, as_of), cf.entity_name or key
-            except NotFoundError:
-                xbrl = None
-        refs, statements = self._statements(doc_ids)
-        company = company if xbrl is not None else next((d.company for d in refs if d.company), key)
-        years = sorted({p.fiscal_year for p in q.periods if p.fiscal_year})
-        if not years:
-            latest = xbrl.calendar.latest_year() if xbrl is not None else _latest_annual(refs)
-            if latest is None:
-                degraded.append(f"computed: no annual report of {key} names a fiscal year to compute {name} for")
-                return None
-            years = [latest]
-        if q.trend is not None and len(years) == 1:  # "an improving margin as of FY2022": against the year before
-            years = [years[0] - 1, years[0]]
-
-        def lookup(metric: MetricSpec, year: int, t: int) -> LineValue | None:
-            found = xbrl.value(metric, year) if xbrl is not None else None
-            return found or statements.value(metric, year, t)
-
-        if q.trend is not None:
-            result = trend(q.formula, years, company, key, lookup, q.trend, asked_decimals(q.question), q.scale)
-        else:
-            result = compute(q.formula, years, company, key, lookup, asked_decimals(q.question), q.scale,
-                             asks_each_year(q.ask.ask, q.formula))
-        if result.sentence is None:
-            degraded.append(f"computed: {result.reason}; answered from the passages")
-            return None
-        return Side((result.sentence,), None, result.reason)
-
-    def _statements(self, doc_ids: Sequence[str]) -> tuple[list[Document], StatementLines]:
-        refs = [self.docstore.get_document(d) for d in doc_ids]
-        return refs, StatementLines({d.id: (self.docstore.get_document_text(d.id), _fiscal_year(d), d.form)
-                                     for d in refs})
-
-    def _reported_line(self, q: QuestionAnalysis, key: str, doc_ids: Sequence[str]) -> Side | None:
-        """A reported-metric ask with no XBRL figure: the line as the company's statements print it for the asked
-        fiscal year (``computed.StatementLines``), or None (the passages answer)."""
-        assert q.metric is not None
-        if len(q.periods) > 1 or any(p.kind is not PeriodKind.FISCAL_YEAR for p in q.periods):
-            return None
-        refs, statements = self._statements(doc_ids)
-        year = q.periods[0].fiscal_year if q.periods else _latest_annual(refs)
-        found = statements.value(q.metric.metric, year, year) if year else None
-        if found is None:
-            return None
-        return Side((line_sentence(found, key, q.scale),), None, f"statement line {q.metric.metric.name} of "
-                    f"fiscal {year} ({found.figure.provenance.get('rows_agreeing')} rows agree)")
 
     def _llm(self, q: QuestionAnalysis, key: str, passages: Sequence[PassageRead], degraded: list[str]) -> Side | None:
         assert self.llm is not None
@@ -377,15 +305,6 @@ class Answerer:
         support = Support.PARTIAL if answered else Support.REFUSED
         return Answer(**base, support=support, sentences=sentences, refusal=refusal, dropped_sentences=dropped,
                       degraded=degraded)
-
-
-def _latest_annual(refs: Sequence[Document]) -> int | None:
-    return max((fy for d in refs if (fy := _fiscal_year(d)) and d.form.upper().startswith("10-K")), default=None)
-
-
-def _fiscal_year(doc: Document) -> int | None:
-    fy = doc.meta_dict().get("fiscal_year", "")
-    return int(fy) if fy.isdigit() else None
 
 
 def _refusal_message(q: QuestionAnalysis, side: Side, passages: Sequence[PassageRead]) -> str:

@@ -25,34 +25,21 @@ and the averages of opening and closing balances that return and turnover ratios
 of the span. A question that defines the metric its own way is answered with these definitions, which the answer
 states, so the reader can see which was used.
 
-Each line comes from XBRL companyfacts as filed by the as-of date when a facts source knows the company
-(``xbrl_answer.pick_value``: by the period's dates), else from the statement rows of the company's own filings
-(``StatementLines``): every Markdown table row whose label is the line's name (one of its phrases, after the
-qualifiers a statement puts before a line: "Total net sales", "Net income (loss)", "Net income attributable to
-..."), in the column whose header names the year, times the table's unit line. Among the rows of the first filing
-that has the line (the fiscal year's own annual report first) the value stated most often wins: the consolidated
-line recurs in the statements, the selected financial data and the notes; a segment's line does not. Every input is
-cited: the figure with its XBRL provenance, or the row, its header and its unit line as verified quotes. A missing
-input is said by name, and the question is then answered from the passages as any other.
+Each line comes from XBRL companyfacts as filed by the as-of date when a facts source knows the company, else from
+the statement rows of the company's own filings (``answer/lines.py``). Every input is cited: the figure with its
+XBRL provenance, or the row, its header and its unit line as verified quotes. A missing input is said by name, and
+the question is then answered from the passages as any other.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import date
+from dataclasses import dataclass
 
-from equimind.analytics.xbrl import known_facts
 from equimind.answer.concepts import METRICS, MetricSpec
-from equimind.answer.fiscal import FiscalCalendar
-from equimind.answer.periods import Period, PeriodKind
-from equimind.answer.record import AnswerFigure, AnswerSentence, Method, Quote, StatedValue
-from equimind.answer.units import Unit, cells, document_rows
-from equimind.answer.values import table_scale
-from equimind.models import sha256_hex
-from equimind.sources.base import CompanyFacts
+from equimind.answer.lines import LineValue
+from equimind.answer.record import AnswerFigure, AnswerSentence, Method, StatedValue
 
 MONEY, PERCENT, TIMES, DAYS = "USD", "%", "x", "days"
 Line = tuple[str, int]  # (concept-map metric key, year offset: 0 for t, -1 for t-1)
@@ -166,14 +153,6 @@ FORMULAS: tuple[Formula, ...] = (
        lambda v: v[("operating_cash_flow", 0)] - v[("capex", 0)]),
 )
 OUTFLOWS = frozenset(["capex", "dividends", "buybacks"])  # printed as negatives in a cash-flow statement
-# lines that are never negative: a negative row of that name is another table's (a deferred tax item "Depreciation
-# and amortization (43,204)"), not the line
-NONNEGATIVE = frozenset(["revenue", "cost_of_revenue", "total_assets", "current_assets", "current_liabilities",
-                         "inventories", "accounts_payable", "accounts_receivable", "ppe_net",
-                         "depreciation_amortization"])
-# lines a cash-flow statement labels with what is depreciated ("Depreciation and amortization of property and
-# equipment ..."): the label starts with the phrase
-PREFIX_LINES = frozenset(["depreciation_amortization"])
 ABSOLUTE = OUTFLOWS | {"depreciation_amortization"}  # used by size: an outflow or an add-back, whatever its sign
 _METRICS = {m.key: m for m in METRICS}
 
@@ -221,202 +200,6 @@ def asked_decimals(question: str) -> int | None:
         return None
     raw = m.group(1).lower()
     return int(raw) if raw.isdigit() else _WORD_DIGITS[raw]
-
-
-# --- line values ---------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class LineValue:
-    value: float
-    figure: AnswerFigure
-    quotes: tuple[Quote, ...] = ()
-    source: str = ""  # "xbrl" / "statement"
-
-
-class XbrlLines:
-    """Lines from companyfacts as filed by the as-of date, by fiscal year (the period's dates, never ``fy``)."""
-
-    def __init__(self, cf: CompanyFacts, as_of: date) -> None:
-        self.cf = cf
-        self.as_of = as_of
-        self.calendar = FiscalCalendar(cf, as_of)
-
-    def value(self, metric: MetricSpec, year: int) -> LineValue | None:
-        from equimind.answer.xbrl_answer import pick_value
-
-        window = self.calendar.window(Period(PeriodKind.FISCAL_YEAR, f"fiscal {year}", fiscal_year=year),
-                                      metric.flow)
-        if window is None or window.end > self.as_of:
-            return None
-        for concept in metric.concepts:
-            facts = known_facts(self.cf, concept, metric.unit, self.as_of)
-            pv = pick_value(facts, window) if facts else None
-            if pv is None:
-                continue
-            last = pv.latest
-            prov = {"concept": concept, "fiscal_period": window.label, "form": last.form,
-                    "filed": str(last.filed), "accession": last.accession, "formula": pv.derivation}
-            fig = AnswerFigure(name=metric.name, value=pv.value, unit=metric.unit, period_start=pv.start,
-                               period_end=pv.end, provenance=prov)
-            return LineValue(pv.value, fig, (), "xbrl")
-        return None
-
-
-LINE_QUALIFIERS = frozenset(["total", "net", "consolidated", "merchandise"])
-_PAREN = re.compile(r"\([^)]*\)")
-_NUMBER = re.compile(r"^\(?-?\$?\s*\(?\s*(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*\)?$")
-
-
-def _label_words(label: str) -> list[str]:
-    return re.findall(r"[a-z0-9&']+", _PAREN.sub(" ", label.lower().replace("\u2019", "'")))
-
-
-def label_names(metric: MetricSpec, label: str) -> bool:
-    """A row's label is the line: a phrase of the metric, after statement qualifiers ("Total", "Net"), alone or
-    followed by "attributable to ..." ("Net income attributable to Block, Inc."); parentheses aside ("Net income
-    (loss)"); a line of ``PREFIX_LINES`` may go on after the phrase."""
-    words = _label_words(label)
-    if "attributable" in words:
-        words = words[:words.index("attributable")]
-    for phrase in (_label_words(p) for p in metric.phrases):
-        n = len(phrase)
-        if not n or len(words) < n:
-            continue
-        if words[-n:] == phrase and set(words[:-n]) <= LINE_QUALIFIERS:
-            return True
-        if metric.key in PREFIX_LINES and words[:n] == phrase:
-            return True
-    return False
-
-
-_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
-YEARS_LOOKBACK = 1500  # characters above a table searched for its column years when its header row has none
-_SENTENCE_LIKE = re.compile(r"[.;]\s|[a-z]{3,}\s+[a-z]{3,}\s+[a-z]{3,}\s+[a-z]{3,}")
-
-
-def years_above(text: str, top: int) -> list[int]:
-    """The years of the nearest line above ``top`` (a table's first row) that names two or more distinct years
-    and reads as column heads, not as a sentence: "Fiscal Year 2017 (1) 2016 (2) 2015 (3)", or the header row of
-    the table a prose line split this one from ("| | 2015 | 2014 | 2013 |" above "Adjustments to reconcile net
-    income ..."): a PDF statement whose column heads were not read into its own header row."""
-    for line in reversed(text[max(0, top - YEARS_LOOKBACK):top].splitlines()):
-        years = [int(y) for y in _YEAR.findall(line)]
-        if len(years) >= 2 and len(set(years)) == len(years) and not _SENTENCE_LIKE.search(line):
-            return years
-    return []
-
-
-def year_column(text: str, u: Unit, year: int) -> tuple[int, bool] | None:
-    """(the row's cell index of ``year``'s column, whether the table's own header row names it): the header cell
-    naming the year, else the years of the line above the table when they are as many as the row's value cells."""
-    body = cells(u.span.text)
-    if u.header is not None:
-        head = cells(u.header.text)
-        if len(head) == len(body):
-            cols = [i for i, h in enumerate(head) if i > 0 and re.search(rf"\b{year}\b", h)]
-            if cols:
-                return (cols[0], True) if len(cols) == 1 else None
-        top = u.header.start
-    else:
-        top = u.span.start
-    years = years_above(text, top)
-    if year in years and len(years) == len(body) - 1:
-        return 1 + years.index(year), False
-    return None
-
-
-def cell_number(cell: str) -> float | None:
-    """A statement cell's number: "$ (1,577)" -> -1577; None for a percent, a dash or words."""
-    raw = cell.strip()
-    if not raw or "%" in raw:
-        return None
-    m = _NUMBER.match(raw.replace(" ", "") if raw.count("(") <= 1 else raw)
-    if m is None:
-        return None
-    value = float(m.group(1).replace(",", ""))
-    return -value if "(" in raw or raw.lstrip("$ ").startswith("-") else value
-
-
-@dataclass
-class StatementLines:
-    """Lines from the statement rows of the company's filings (module docstring); ``docs``: doc id -> (text, fiscal
-    year, form), searched the asked year's annual report first."""
-
-    docs: Mapping[str, tuple[str, int | None, str]]
-    _rows: dict[str, list[Unit]] = field(default_factory=dict)
-
-    _scales: dict[str, float] = field(default_factory=dict)
-
-    def _doc_rows(self, doc_id: str) -> list[Unit]:
-        if doc_id not in self._rows:
-            rows = document_rows(self.docs[doc_id][0], doc_id, 0)
-            self._rows[doc_id] = rows
-            stated = Counter(x for x in (table_scale(u.scale_context) for u in rows) if x != 1.0)
-            self._scales[doc_id] = stated.most_common(1)[0][0] if stated else 1.0
-        return self._rows[doc_id]
-
-    def _scale(self, u: Unit) -> float:
-        """The row's table unit; a table with no unit line of its own takes the unit the filing's tables state most
-        often (a statement page whose "(in thousands)" line was not read with it), so lines of one filing are
-        never mixed at two scales."""
-        own = table_scale(u.scale_context)
-        return own if own != 1.0 else self._scales.get(u.doc_id, 1.0)
-
-    def order(self, year: int) -> list[str]:
-        """The asked year's annual report, then later reports (they print it as a prior year), then the rest."""
-        def key(d: str) -> tuple[int, int, int]:
-            _, fy, form = self.docs[d]
-            annual = 0 if form.upper().startswith("10-K") else 1
-            if fy == year:
-                return (0, annual, 0)
-            if fy is not None and fy > year:
-                return (1, annual, fy)
-            return (2, annual, -(fy or 0))
-        return sorted(self.docs, key=key)
-
-    def value(self, metric: MetricSpec, year: int, t: int) -> LineValue | None:
-        for doc_id in self.order(t):
-            headed: list[tuple[float, Unit, int]] = []
-            above: list[tuple[float, Unit, int]] = []
-            text = self.docs[doc_id][0]
-            for u in self._doc_rows(doc_id):
-                body = cells(u.span.text)
-                if not body or not label_names(metric, body[0]):
-                    continue
-                where = year_column(text, u, year)
-                n = cell_number(body[where[0]]) if where is not None else None
-                if n is None or where is None or (n < 0 and metric.key in NONNEGATIVE):
-                    continue
-                (headed if where[1] else above).append((n * self._scale(u), u, where[0]))
-            # rows under a header naming the year first: a year line read from above a split table may belong to
-            # another statement (a cash-flow statement's "Accounts payable" change under its years)
-            found = headed or above
-            if found:
-                counts = Counter(round(v, 2) for v, _, _ in found)
-                best = max(counts.values())
-                value, u, col = next(x for x in found if counts[round(x[0], 2)] == best)
-                return self._line(metric, year, value, u, col, best, len(found))
-        return None
-
-    def _line(self, metric: MetricSpec, year: int, value: float, u: Unit, col: int, agree: int,
-              rows: int) -> LineValue:
-        text = self.docs[u.doc_id][0]
-        sha = sha256_hex(text)
-        quotes = [Quote(doc_id=u.doc_id, start=u.span.start, end=u.span.end, text=u.span.text, doc_sha256=sha,
-                        role="row")]
-        if u.header is not None:
-            quotes.append(Quote(doc_id=u.doc_id, start=u.header.start, end=u.header.end, text=u.header.text,
-                                doc_sha256=sha, role="header"))
-        unit = u.scale if u.scale is not None else u.caption
-        if unit is not None and table_scale(unit.text) != 1.0:
-            quotes.append(Quote(doc_id=u.doc_id, start=unit.start, end=unit.end, text=unit.text, doc_sha256=sha,
-                                role="unit"))
-        head_cells = cells(u.header.text) if u.header is not None else []
-        head = head_cells[col] if col < len(head_cells) and str(year) in head_cells[col] else str(year)
-        prov = {"source": "statement row", "doc_id": u.doc_id, "row": cells(u.span.text)[0], "column": head,
-                "cell": cells(u.span.text)[col], "scale": self._scale(u), "fiscal_year": year,
-                "rows_agreeing": f"{agree} of {rows}"}
-        fig = AnswerFigure(name=metric.name, value=value, unit=metric.unit, provenance=prov)
-        return LineValue(value, fig, tuple(quotes), "statement")
 
 
 # --- the computation -----------------------------------------------------------------------------------------------
@@ -550,25 +333,6 @@ def asks_each_year(ask: str, match: FormulaMatch) -> bool:
     return CHANGE_ASK.search(ask) is not None and all(off == 0 for _, off in match.formula.lines)
 
 
-def line_sentence(lv: LineValue, ticker: str, asked_scale: float | None) -> AnswerSentence:
-    """A statement line read for a reported-metric ask (``Answerer``: no XBRL for the company): "Net income:
-    $11,588 million (printed: 11,588, in millions) (2019)."; the row, header and unit quotes cite it."""
-    prov = lv.figure.provenance
-    scale = float(prov.get("scale") or 1.0)
-    word = {1e3: "thousands", 1e6: "millions", 1e9: "billions"}.get(scale)
-    if word is None:  # the filing states no unit for the table: the number as printed, never a guessed scale
-        shown = str(prov.get("cell"))
-        printed = "the table states no unit"
-    else:
-        shown = format_figure(lv.value, _AMOUNT, None, asked_scale or 1e6)
-        printed = f"printed: {prov.get('cell')}, in {word}"
-    text = f"{prov.get('row')}: {shown} ({printed}) ({prov.get('column')})."
-    stated = StatedValue(text=shown, number=lv.value, unit=MONEY, period=str(prov.get("column")))
-    return AnswerSentence(text=text, method=Method.EXTRACTIVE, subject=ticker, quotes=list(lv.quotes),
-                          figures=[lv.figure], values=[stated])
-
-
-_AMOUNT = Formula("line", "line", (), MONEY, "", (), lambda v: 0.0)
 
 
 UP = re.compile(r"\b(?:increas\w*|improv\w*|grow\w*|grew|rise|rising|rose|risen|higher|expand\w*|gain\w*)\b", re.I)

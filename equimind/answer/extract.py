@@ -30,7 +30,15 @@ from equimind.answer.periods import MONTHS, PeriodKind, find_periods
 from equimind.answer.question import QuestionAnalysis
 from equimind.answer.record import AnswerKind, AnswerSentence, Method, Quote, StatedValue
 from equimind.answer.units import Span, Unit, UnitKind, cells
-from equimind.answer.values import SCALES, is_instruction, needs_value, percents, table_scale, values_of
+from equimind.answer.values import (
+    SCALES,
+    in_asked_scale,
+    is_instruction,
+    needs_value,
+    percents,
+    table_scale,
+    values_of,
+)
 from equimind.answerability.analysis import stem_sets
 from equimind.answerability.vocabulary import Term, content_terms, either_pairs
 from equimind.models import sha256_hex
@@ -329,15 +337,6 @@ def _quotes(u: Unit, doc_sha: str) -> list[Quote]:
         quotes.append(Quote(doc_id=u.doc_id, start=unit.start, end=unit.end, text=unit.text, doc_sha256=doc_sha,
                             role="unit"))
     return quotes
-
-
-def in_asked_scale(number: float, asked: float) -> str:
-    """``number`` (USD) in the unit the question asked ("$382 million" for 381,603 thousand asked in millions):
-    whole units from 100 up, else two decimals ("$8.74 billion")."""
-    v = number / asked
-    digits = 0 if abs(v) >= 100 else 2
-    sign = "-" if v < 0 else ""
-    return f"{sign}${abs(v):,.{digits}f} {_scale_word(asked)}"
 
 
 def _sentence_text(s: Scored, asked: float | None = None) -> str:

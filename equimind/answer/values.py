@@ -141,3 +141,13 @@ def numbers_in(text: str) -> list[float]:
     out = [v.number for v in amounts(text) if v.number is not None]
     out += [_number(m.group(1)) for m in re.finditer(rf"(?<![\d.,])({_NUM})", text)]
     return out
+
+
+def in_asked_scale(number: float, asked: float) -> str:
+    """``number`` (USD) in the unit the question asked ("$382 million" for 381,603 thousand asked in millions):
+    whole units from 100 up, else two decimals ("$8.74 billion")."""
+    v = number / asked
+    digits = 0 if abs(v) >= 100 else 2
+    sign = "-" if v < 0 else ""
+    word = {1e3: "thousand", 1e6: "million", 1e9: "billion"}.get(asked, "")
+    return f"{sign}${abs(v):,.{digits}f} {word}"

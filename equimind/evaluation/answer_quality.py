@@ -11,9 +11,9 @@
   ``on_gold_page`` — a cited quote lies on a gold evidence page; ``numbers_found`` — every number of the gold answer
   is in the answer or in the passages its quotes come from (numbers compared after removing $ and commas and at
   every scale of thousands / millions / billions, at the precision the gold answer states). Questions whose gold
-  answer is computed (``question_reasoning`` names numerical reasoning: ratios, changes) are reported apart, since an
-  extractive answerer can quote their inputs but not state them. Every question there is answerable, so every
-  refusal is a false refusal.
+  answer is computed (``question_reasoning`` names numerical reasoning: ratios, changes) are reported apart: the
+  answerer computes those it has a formula for (``answer/computed.py``) and can only quote the inputs of the others.
+  Every question there is answerable, so every refusal is a false refusal.
 
 No question text, company or year is special-cased; the questions are only read to be asked and judged.
 """

@@ -48,7 +48,9 @@ def financebench_section(block: dict[str, Any]) -> list[str]:
            "a cited quote lies on a gold evidence page. *Numbers found*: every number of the gold answer is in the "
            "answer or the passages its quotes come from (over questions whose gold answer has a number). "
            "*Answer-bearing*: either. Computed answers (ratios, changes: `question_reasoning` names numerical "
-           "reasoning) are shown apart: an extractive answerer quotes their inputs, it does not compute them. Every "
+           "reasoning) are shown apart: the answerer computes those it has a formula for (`answer/computed.py`: "
+           "ratios, margins, growth, turnover, days, from statement rows here, as these PDFs carry no XBRL) and "
+           "only quotes the inputs of the others. Every "
            "question is answerable, so every refusal is a false refusal.", "",
            "| group | n | refused | on gold page | numbers found | answer-bearing |", "|---|---|---|---|---|---|"]
     for group, t in block["by_type"].items():

@@ -8,17 +8,9 @@ from typing import Any
 
 import pytest
 
-from equimind.answer.computed import (
-    StatementLines,
-    XbrlLines,
-    asked_decimals,
-    cell_number,
-    compute,
-    find_formula,
-    label_names,
-    years_above,
-)
+from equimind.answer.computed import asked_decimals, compute, find_formula
 from equimind.answer.concepts import METRICS
+from equimind.answer.lines import StatementLines, XbrlLines, cell_number, label_names, years_above
 from equimind.answer.record import Method
 
 METRIC = {m.key: m for m in METRICS}
@@ -224,7 +216,7 @@ def test_a_change_ask_states_each_year_and_the_change() -> None:
 
 
 def test_a_reported_line_is_stated_in_the_asked_unit_or_as_printed() -> None:
-    from equimind.answer.computed import line_sentence
+    from equimind.answer.lines import line_sentence
     from equimind.answer.values import table_scale
 
     assert table_scale("(Millions, except per share amounts)") == 1e6

@@ -38,6 +38,11 @@ def _support(i: int, s: AnswerSentence) -> None:
         console.print(f"    “{escape(q.text)}”  [dim]{q.role} · doc {q.doc_id[:12]} chars {q.start}-{q.end} · "
                       f"sha256 {q.doc_sha256[:12]}[/dim]")
     for f in s.figures:
-        prov = ", ".join(f"{k}={v}" for k, v in f.provenance.items())
-        period = f"{f.period_start or ''}..{f.period_end or ''}"
-        console.print(f"    {escape(f.name)} = {f.value:,.0f} {f.unit} ({period})  [dim]{escape(prov)}[/dim]")
+        # a computed figure's inputs are figures of their own, printed next: name them, not their dump
+        prov = ", ".join(f"{k}={v}" for k, v in f.provenance.items() if k != "inputs")
+        if f.period_start or f.period_end:
+            period = f" ({f.period_start or ''}..{f.period_end or ''})"
+        else:
+            period = f" ({f.provenance['period']})" if f.provenance.get("period") else ""
+        value = f"{f.value:,.2f}" if abs(f.value) < 1000 else f"{f.value:,.0f}"
+        console.print(f"    {escape(f.name)} = {value} {f.unit}{escape(period)}  [dim]{escape(prov)}[/dim]")

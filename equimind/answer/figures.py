@@ -1,0 +1,105 @@
+"""Figures for the answer path (``Answerer``): a computed ratio the ask names (``answer.computed``) and a reported
+line read from the statements when no XBRL figure answers (``answer.lines``).
+
+The lines come from XBRL companyfacts as filed by the as-of date when the facts source knows the company, else from
+the statement rows of the subject's visible filings. Fiscal years only: an ask about a quarter is left to the
+passages (and ``degraded`` says so for a computed figure).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from typing import TYPE_CHECKING
+
+from equimind.answer.computed import asked_decimals, asks_each_year, compute, trend
+from equimind.answer.concepts import MetricSpec
+from equimind.answer.lines import LineValue, StatementLines, XbrlLines, line_sentence
+from equimind.answer.periods import PeriodKind
+from equimind.answer.question import QuestionAnalysis
+from equimind.answer.record import AnswerSentence
+from equimind.errors import NotFoundError
+from equimind.models import Document
+
+if TYPE_CHECKING:
+    from equimind.answer.xbrl_answer import FactsSource
+    from equimind.store.docstore import DocStore
+
+
+class FigureAnswerer:
+    def __init__(self, docstore: DocStore, facts: FactsSource | None) -> None:
+        self.docstore = docstore
+        self.facts = facts
+
+    def computed(self, q: QuestionAnalysis, key: str, as_of: date, doc_ids: Sequence[str],
+                 degraded: list[str]) -> tuple[AnswerSentence, str] | None:
+        """The figure the ask names computed from reported lines (``answer.computed``): XBRL companyfacts when
+        the facts source knows the company, else the statement rows of its visible filings; None (noted in
+        ``degraded``) when an input is missing, so the passages answer instead."""
+        assert q.formula is not None
+        name = q.formula.formula.name
+        if any(p.kind is not PeriodKind.FISCAL_YEAR for p in q.periods):
+            degraded.append(f"computed: {name} is computed for fiscal years; the asked period "
+                            f"({', '.join(p.label() for p in q.periods)}) is answered from the passages")
+            return None
+        xbrl: XbrlLines | None = None
+        company = key
+        if self.facts is not None:
+            try:
+                cf = self.facts.company_facts(key)
+                xbrl, company = XbrlLines(cf, as_of), cf.entity_name or key
+            except NotFoundError:
+                xbrl = None
+        refs, statements = self._statements(doc_ids)
+        company = company if xbrl is not None else next((d.company for d in refs if d.company), key)
+        years = sorted({p.fiscal_year for p in q.periods if p.fiscal_year})
+        if not years:
+            latest = xbrl.calendar.latest_year() if xbrl is not None else _latest_annual(refs)
+            if latest is None:
+                degraded.append(f"computed: no annual report of {key} names a fiscal year to compute {name} for")
+                return None
+            years = [latest]
+        if q.trend is not None and len(years) == 1:  # "an improving margin as of FY2022": against the year before
+            years = [years[0] - 1, years[0]]
+
+        def lookup(metric: MetricSpec, year: int, t: int) -> LineValue | None:
+            found = xbrl.value(metric, year) if xbrl is not None else None
+            return found or statements.value(metric, year, t)
+
+        if q.trend is not None:
+            result = trend(q.formula, years, company, key, lookup, q.trend, asked_decimals(q.question), q.scale)
+        else:
+            result = compute(q.formula, years, company, key, lookup, asked_decimals(q.question), q.scale,
+                             asks_each_year(q.ask.ask, q.formula))
+        if result.sentence is None:
+            degraded.append(f"computed: {result.reason}; answered from the passages")
+            return None
+        return result.sentence, result.reason
+
+    def _statements(self, doc_ids: Sequence[str]) -> tuple[list[Document], StatementLines]:
+        refs = [self.docstore.get_document(d) for d in doc_ids]
+        return refs, StatementLines({d.id: (self.docstore.get_document_text(d.id), _fiscal_year(d), d.form)
+                                     for d in refs})
+
+    def reported_line(self, q: QuestionAnalysis, key: str, doc_ids: Sequence[str]) -> tuple[AnswerSentence, str] | None:
+        """A reported-metric ask with no XBRL figure: the line as the company's statements print it for the asked
+        fiscal year (``lines.StatementLines``), or None (the passages answer)."""
+        assert q.metric is not None
+        if len(q.periods) > 1 or any(p.kind is not PeriodKind.FISCAL_YEAR for p in q.periods):
+            return None
+        refs, statements = self._statements(doc_ids)
+        year = q.periods[0].fiscal_year if q.periods else _latest_annual(refs)
+        found = statements.value(q.metric.metric, year, year) if year else None
+        if found is None:
+            return None
+        return line_sentence(found, key, q.scale), (f"statement line {q.metric.metric.name} of fiscal {year} "
+                                                    f"({found.figure.provenance.get('rows_agreeing')} rows agree)")
+
+
+def _latest_annual(refs: Sequence[Document]) -> int | None:
+    return max((fy for d in refs if (fy := _fiscal_year(d)) and d.form.upper().startswith("10-K")), default=None)
+
+
+def _fiscal_year(doc: Document) -> int | None:
+    fy = doc.meta_dict().get("fiscal_year", "")
+    return int(fy) if fy.isdigit() else None
