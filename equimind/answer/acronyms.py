@@ -38,7 +38,7 @@ def _initials_match(words: list[str], acronym: str) -> str | None:
     return None
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=16)  # keyed by whole filing texts: a few per answer
 def defined_acronyms(text: str) -> tuple[tuple[str, str], ...]:
     """(long phrase, short name) for each acronym ``text`` defines, first definition of each short name, in text
     order (at most ``MAX_GROUPS``)."""

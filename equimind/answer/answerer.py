@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from equimind.answer.acronyms import acronym_groups, common_noun_acronyms
 from equimind.answer.concepts import USD
 from equimind.answer.extract import DocPeriods, extract
-from equimind.answer.figures import FigureAnswerer
+from equimind.answer.figures import FigureAnswerer, fiscal_year_of
 from equimind.answer.llm_answer import LLMAnswerError
 from equimind.answer.question import QuestionAnalysis, analyse_question
 from equimind.answer.record import (
@@ -217,46 +217,34 @@ class Answerer:
             return Side(ex.sentences, None, f"extractive: {ex.to_log()}")
         # Lookups over the whole retrieved filings when no passage answers: statement tables first for a money
         # or percent ask (a line item's value), prose first for a count, a date or a name (stated in sentences).
-        lookups = [self._table_lookup, self._sentence_lookup]
-        if q.value_kind not in (AnswerKind.AMOUNT, AnswerKind.PERCENT):
-            lookups.reverse()
-        for lookup in lookups:
-            side = lookup(q, key, texts, len(passages), periods, groups, common, bool(ex.qualifying))
-            if side is not None:
-                return side
+        # The tables are read when some passage held the ask's terms and a row can answer its kind.
+        tables = bool(ex.qualifying) and q.value_kind in TABLE_KINDS
+        for rows in ((True, False) if q.value_kind in (AnswerKind.AMOUNT, AnswerKind.PERCENT) else (False, True)):
+            if tables if rows else needs_value(q.value_kind):
+                side = self._filing_lookup(q, key, texts, len(passages), periods, groups, common, rows)
+                if side is not None:
+                    return side
         if ex.qualifying:
             return Side((), RefusalReason.NO_VALUE_OF_TYPE, f"{NO_VALUE_OF_TYPE_TEXT} ({q.value_kind.value}): "
                         f"{ex.qualifying} sentences/rows of {key} hold the terms, none a {q.value_kind.value}")
         return Side((), RefusalReason.NO_PASSAGES, f"no retrieved sentence or table row of {key} holds half of "
                     f"the question's terms (best {ex.best_coverage:.2f})")
 
-    def _table_lookup(self, q: QuestionAnalysis, key: str, texts: dict[str, str], rank: int, periods: DocPeriods,
-                      groups: Sequence[Sequence[str]], common: frozenset[str], qualified: bool) -> Side | None:
-        """Every table row of the retrieved filings, scored by terms alone (embedding thousands of rows per ask is
-        not worth it for a lookup whose rows are named by the ask's own line-item words), when some passage held
-        the ask's terms."""
-        if not qualified or q.value_kind not in TABLE_KINDS:
+    def _filing_lookup(self, q: QuestionAnalysis, key: str, texts: dict[str, str], rank: int,
+                       periods: DocPeriods, groups: Sequence[Sequence[str]], common: frozenset[str],
+                       rows: bool) -> Side | None:
+        """Every table row (``rows``) or every sentence of the retrieved filings, scored by terms alone (embedding
+        thousands of units per ask is not worth it for a lookup named by the ask's own words). A row qualifies as
+        in the passages; a sentence outside them only holding every term of the ask (one the search ranked out:
+        "approximately 36,000 employees" for a headcount ask)."""
+        units_of = document_rows if rows else document_sentences
+        units = [u for i, d in enumerate(texts) for u in units_of(texts[d], d, rank + i, key)]
+        found = extract(q, units, texts, self._stem, key, periods, groups=groups, not_names=common,
+                        every_term=not rows)
+        if not found.sentences:
             return None
-        rows = [u for i, d in enumerate(texts) for u in document_rows(texts[d], d, rank + i, key)]
-        tables = extract(q, rows, texts, self._stem, key, periods, groups=groups, not_names=common)
-        if tables.sentences:
-            return Side(tables.sentences, None, f"table lookup in the retrieved filings: {tables.to_log()}")
-        return None
-
-    def _sentence_lookup(self, q: QuestionAnalysis, key: str, texts: dict[str, str], rank: int,
-                         periods: DocPeriods, groups: Sequence[Sequence[str]], common: frozenset[str],
-                         qualified: bool) -> Side | None:
-        """Every sentence of the retrieved filings, scored by terms alone; one outside the passages answers only
-        holding every term of the ask and a value of its type (a sentence the search ranked out: "approximately
-        36,000 employees" for a headcount ask)."""
-        if not needs_value(q.value_kind):
-            return None
-        prose = [u for i, d in enumerate(texts) for u in document_sentences(texts[d], d, rank + i, key)]
-        found = extract(q, prose, texts, self._stem, key, periods, groups=groups, not_names=common,
-                        every_term=True)
-        if found.sentences:
-            return Side(found.sentences, None, f"sentence lookup in the retrieved filings: {found.to_log()}")
-        return None
+        return Side(found.sentences, None, f"{'table' if rows else 'sentence'} lookup in the retrieved filings: "
+                    f"{found.to_log()}")
 
     def _meaning(self, q: QuestionAnalysis, degraded: list[str]) -> Callable[[Sequence[Unit]], list[float] | None]:
         """The question-unit cosines for ``extract`` (None without a similarity model, noted in ``degraded``)."""
@@ -279,11 +267,9 @@ class Answerer:
         out: dict[str, tuple[int | None, str | None]] = {}
         for doc_id in texts:
             doc = self.docstore.get_document(doc_id)
-            meta = doc.meta_dict()
-            fy = meta.get("fiscal_year", "")
             # an annual report is the fiscal year's ("FY") when its source names no period (a local PDF's 10-K)
-            period = meta.get("fiscal_period") or ("FY" if doc.form.upper().startswith("10-K") else None)
-            out[doc_id] = (int(fy) if fy.isdigit() else None, period)
+            period = doc.meta_dict().get("fiscal_period") or ("FY" if doc.form.upper().startswith("10-K") else None)
+            out[doc_id] = (fiscal_year_of(doc), period)
         return out
 
     def _verdict(self, base: dict[str, Any], q: QuestionAnalysis, sides: Sequence[Side],

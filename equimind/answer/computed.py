@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from equimind.answer.concepts import METRICS, MetricSpec
 from equimind.answer.lines import LineValue
 from equimind.answer.record import AnswerFigure, AnswerSentence, Method, StatedValue
+from equimind.answer.values import in_asked_scale, scale_word
 
 MONEY, PERCENT, TIMES, DAYS = "USD", "%", "x", "days"
 Line = tuple[str, int]  # (concept-map metric key, year offset: 0 for t, -1 for t-1)
@@ -59,8 +60,8 @@ class Formula:
     text: str  # the definition as the answer states it
     lines: tuple[Line, ...]
     compute: Callable[[Values], float]
-    alternatives: tuple[tuple[Line, ...], ...] = ()  # other line sets that define the same figure (gross profit)
-    alt_compute: tuple[Callable[[Values], float], ...] = ()
+    # other line sets that define the same figure, each with its computation (gross profit / revenue)
+    alternatives: tuple[tuple[tuple[Line, ...], Callable[[Values], float]], ...] = ()
     as_percent: bool = False  # a TIMES figure also stated as a percent (returns: 0.01 = 1.36%)
 
 
@@ -84,8 +85,7 @@ FORMULAS: tuple[Formula, ...] = (
     _f("gross_margin", "gross margin", "gross margin; gross profit margin; gross margins", PERCENT,
        "(revenue - cost of revenue) / revenue", "revenue cost_of_revenue",
        lambda v: (v[("revenue", 0)] - v[("cost_of_revenue", 0)]) / v[("revenue", 0)] * 100,
-       alternatives=(_lines("gross_profit revenue"),),
-       alt_compute=(lambda v: v[("gross_profit", 0)] / v[("revenue", 0)] * 100,)),
+       alternatives=((_lines("gross_profit revenue"), lambda v: v[("gross_profit", 0)] / v[("revenue", 0)] * 100),)),
     _f("operating_margin", "operating margin", "operating margin; operating profit margin; operating income margin;"
        " operating margins", PERCENT, "operating income / revenue", "operating_income revenue",
        lambda v: v[("operating_income", 0)] / v[("revenue", 0)] * 100),
@@ -236,10 +236,10 @@ def format_figure(value: float, f: Formula, decimals: int | None, asked_scale: f
         text = f"{value:,.{2 if decimals is None else decimals}f}"
         return f"{text} ({value * 100:.2f}%)" if f.as_percent else text
     scale = asked_scale or 1e6
+    if decimals is None:
+        return in_asked_scale(value, scale)
     v = value / scale
-    word = {1e3: "thousand", 1e6: "million", 1e9: "billion"}.get(scale, "")
-    digits = decimals if decimals is not None else (0 if abs(v) >= 100 else 2)
-    return f"{'-' if v < 0 else ''}${abs(v):,.{digits}f} {word}"
+    return f"{'-' if v < 0 else ''}${abs(v):,.{decimals}f} {scale_word(scale)}"
 
 
 def _amount(value: float) -> str:
@@ -263,7 +263,7 @@ def compute(match: FormulaMatch, years: Sequence[int], company: str, ticker: str
     per_year: list[float] = []
     for y in span:
         values, missing = None, ""
-        for lines, fn in ((f.lines, f.compute), *zip(f.alternatives, f.alt_compute, strict=True)):
+        for lines, fn in ((f.lines, f.compute), *f.alternatives):
             values, gap = _year_values(f, lines, y, lookup, t, got)
             missing = missing or gap  # the definition's own line is named first (gross profit is the fallback)
             if values is not None:
@@ -295,31 +295,49 @@ def compute(match: FormulaMatch, years: Sequence[int], company: str, ticker: str
     return Computed(sentence, f"computed {f.name} from {' and '.join(sources)} lines")
 
 
-def _each_year(match: FormulaMatch, years: list[int], company: str, ticker: str, lookup: LineLookup,
-               decimals: int | None, asked_scale: float | None) -> Computed:
-    """The figure for each named year, then the change from the first to the last (percentage points for a
-    percent, the difference otherwise), one sentence citing every input."""
+def _per_year(match: FormulaMatch, years: Sequence[int], company: str, ticker: str, lookup: LineLookup,
+              decimals: int | None, asked_scale: float | None) -> tuple[list[AnswerSentence], str] | Computed:
+    """The one-year sentence of each of ``years`` and the last one's reason, or the first year's ``Computed`` that
+    names a missing line."""
     parts = [compute(match, [y], company, ticker, lookup, decimals, asked_scale) for y in years]
     missing = next((p for p in parts if p.sentence is None), None)
     if missing is not None:
         return missing
-    sentences = [p.sentence for p in parts if p.sentence is not None]
-    f = match.formula
-    first, last = sentences[0].figures[0].value, sentences[-1].figures[0].value
-    digits = 2 if decimals is None else decimals
-    diff = last - first
-    change = f"{diff:+.{digits}f} percentage points" if f.unit == PERCENT else \
-        f"{'+' if diff >= 0 else '-'}{format_figure(abs(diff), f, decimals, asked_scale)}"
-    stated = ", ".join(f"fiscal {y}: {s.values[0].text}" for y, s in zip(years, sentences, strict=True))
+    return [p.sentence for p in parts if p.sentence is not None], parts[-1].reason
+
+
+def _change(f: Formula, diff: float, decimals: int | None, asked_scale: float | None) -> str:
+    """A change between two years: percentage points for a percent, the difference in the figure's unit else."""
+    if f.unit == PERCENT:
+        return f"{diff:+.{2 if decimals is None else decimals}f} percentage points"
+    return f"{'+' if diff >= 0 else '-'}{format_figure(abs(diff), f, decimals, asked_scale)}"
+
+
+def _years_sentence(text: str, ticker: str, years: Sequence[int], sentences: Sequence[AnswerSentence],
+                    reason: str) -> Computed:
+    """One sentence over several one-year sentences: ``text`` plus their inputs, every quote, figure and value."""
     inputs = "; ".join(f"{fig.name.lower()} fiscal {y} {_amount(fig.value)}" for y, s in zip(years, sentences,
                        strict=True) for fig in s.figures[1:])
+    return Computed(AnswerSentence(text=f"{text} ({inputs}).", method=Method.COMPUTED, subject=ticker,
+                                   quotes=list(dict.fromkeys(q for s in sentences for q in s.quotes)),
+                                   figures=[fig for s in sentences for fig in s.figures],
+                                   values=[v for s in sentences for v in s.values]), reason)
+
+
+def _each_year(match: FormulaMatch, years: list[int], company: str, ticker: str, lookup: LineLookup,
+               decimals: int | None, asked_scale: float | None) -> Computed:
+    """The figure for each named year, then the change from the first to the last (percentage points for a
+    percent, the difference otherwise), one sentence citing every input."""
+    found = _per_year(match, years, company, ticker, lookup, decimals, asked_scale)
+    if isinstance(found, Computed):
+        return found
+    sentences, reason = found
+    f = match.formula
+    change = _change(f, sentences[-1].figures[0].value - sentences[0].figures[0].value, decimals, asked_scale)
+    stated = ", ".join(f"fiscal {y}: {s.values[0].text}" for y, s in zip(years, sentences, strict=True))
     text = (f"{company}'s {f.name} was {stated}; the change from fiscal {years[0]} to fiscal {years[-1]} is "
-            f"{change}. Each is computed as {f.text} from its reported lines ({inputs}).")
-    quotes = list(dict.fromkeys(q for s in sentences for q in s.quotes))
-    figures = [fig for s in sentences for fig in s.figures]
-    values = [v for s in sentences for v in s.values]
-    return Computed(AnswerSentence(text=text, method=Method.COMPUTED, subject=ticker, quotes=quotes,
-                                   figures=figures, values=values), parts[-1].reason)
+            f"{change}. Each is computed as {f.text} from its reported lines")
+    return _years_sentence(text, ticker, years, sentences, reason)
 
 
 CHANGE_ASK = re.compile(r"\b(?:chang\w*|compar\w*|versus|vs\.?|differ\w*|improv\w*|deteriorat\w*|"
@@ -361,25 +379,16 @@ def trend(match: FormulaMatch, years: Sequence[int], company: str, ticker: str, 
     "Yes" when it moved the asked way ("up" / "down"), "No" otherwise, with both values, the change and every
     input cited."""
     first, last = min(years), max(years)
-    parts = [compute(match, [y], company, ticker, lookup, decimals, asked_scale) for y in (first, last)]
-    missing = next((p for p in parts if p.sentence is None), None)
-    if missing is not None:
-        return missing
-    a, b = (p.sentence for p in parts if p.sentence is not None)
+    found = _per_year(match, (first, last), company, ticker, lookup, decimals, asked_scale)
+    if isinstance(found, Computed):
+        return found
+    sentences, reason = found
+    a, b = sentences
     f = match.formula
     va, vb = a.figures[0].value, b.figures[0].value
     moved = "rose" if vb > va else "fell" if vb < va else "was unchanged"
     yes = (vb > va) if direction == "up" else (vb < va)
-    diff = vb - va
-    digits = 2 if decimals is None else decimals
-    change = f"{diff:+.{digits}f} percentage points" if f.unit == PERCENT else \
-        f"{'+' if diff >= 0 else '-'}{format_figure(abs(diff), f, decimals, asked_scale)}"
-    inputs = "; ".join(f"{fig.name.lower()} fiscal {y} {_amount(fig.value)}" for y, s in ((first, a), (last, b))
-                       for fig in s.figures[1:])
     how = f", computed as {f.text}" if f.text != "as reported" else " as reported"
     text = (f"{'Yes' if yes else 'No'}: {company}'s {f.name} {moved} from {a.values[0].text} in fiscal {first} to "
-            f"{b.values[0].text} in fiscal {last} ({change}){how} ({inputs}).")
-    quotes = list(dict.fromkeys([*a.quotes, *b.quotes]))
-    sentence = AnswerSentence(text=text, method=Method.COMPUTED, subject=ticker, quotes=quotes,
-                              figures=[*a.figures, *b.figures], values=[*a.values, *b.values])
-    return Computed(sentence, parts[-1].reason)
+            f"{b.values[0].text} in fiscal {last} ({_change(f, vb - va, decimals, asked_scale)}){how}")
+    return _years_sentence(text, ticker, (first, last), sentences, reason)

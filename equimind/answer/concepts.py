@@ -197,6 +197,10 @@ RATIOS: tuple[RatioSpec, ...] = (
        "payments to acquire property plant and equipment; property plant and equipment net; revenues; assets"),
 )
 
+# Words a statement puts before a line's name ("Total assets", "Net revenues", "Merchandise inventories",
+# "Consolidated net sales"): a row so labelled is the line
+LINE_QUALIFIERS = frozenset(["total", "net", "merchandise", "consolidated"])
+
 # Verbs and modifiers an XBRL ask may use around the metric ("How much did NVIDIA earn", "total net sales").
 METRIC_VERBS = _wordset("""spend spent earn earned generate generated report reported post posted record recorded
 book booked make made pay paid carry carried hold held have had total net reported consolidated company overall

@@ -25,17 +25,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from equimind.answer.concepts import METRIC_VERBS
+from equimind.answer.concepts import LINE_QUALIFIERS, METRIC_VERBS
 from equimind.answer.periods import MONTHS, PeriodKind, find_periods
 from equimind.answer.question import QuestionAnalysis
-from equimind.answer.record import AnswerKind, AnswerSentence, Method, Quote, StatedValue
-from equimind.answer.units import Span, Unit, UnitKind, cells
+from equimind.answer.record import AnswerKind, AnswerSentence, Method, StatedValue
+from equimind.answer.units import Span, Unit, UnitKind, cells, unit_quotes
 from equimind.answer.values import (
     SCALES,
     in_asked_scale,
     is_instruction,
     needs_value,
     percents,
+    scale_word,
     table_scale,
     values_of,
 )
@@ -53,7 +54,6 @@ PERIOD_BONUS = 0.15
 HEAD_NAME_BONUS = 0.3  # a name written right before the ask's head noun ("the Blackwell architecture")
 LABEL_BONUS = 0.1  # times the share of the ask's terms in a table row's label (its first cell)
 METRIC_ROW_BONUS = 0.5  # a row whose label is the asked metric's line item (``names_metric``)
-LINE_QUALIFIERS = frozenset(["total", "net", "merchandise", "consolidated"])
 COUNTED_BONUS = 0.2  # a count followed by the counted word of the ask
 CUE_OMITTED_SHARE = 0.6  # coverage of a unit that omits the ask's answer-type word ("city" in "which city"): the
 # share of the other terms it holds, times this (it qualifies holding them all; a unit with the word ranks above)
@@ -324,21 +324,6 @@ def is_contents_row(u: Unit) -> bool:
             or any(w in head for w in ("exhibit", "incorporated by reference")))
 
 
-def _quotes(u: Unit, doc_sha: str) -> list[Quote]:
-    role = "row" if u.kind is UnitKind.ROW else "evidence"
-    quotes = [Quote(doc_id=u.doc_id, start=u.span.start, end=u.span.end, text=u.span.text, doc_sha256=doc_sha,
-                    role=role)]
-    if u.header is not None:
-        quotes.append(Quote(doc_id=u.doc_id, start=u.header.start, end=u.header.end, text=u.header.text,
-                            doc_sha256=doc_sha, role="header"))
-    unit = u.scale if u.scale is not None else (
-        u.caption if u.caption is not None and table_scale(u.caption.text) != 1.0 else None)
-    if unit is not None:  # the line that states the numbers' unit ("(In millions)") is evidence too
-        quotes.append(Quote(doc_id=u.doc_id, start=unit.start, end=unit.end, text=unit.text, doc_sha256=doc_sha,
-                            role="unit"))
-    return quotes
-
-
 def _sentence_text(s: Scored, asked: float | None = None) -> str:
     u = s.unit
     if u.kind is UnitKind.SENTENCE:
@@ -347,20 +332,15 @@ def _sentence_text(s: Scored, asked: float | None = None) -> str:
     if s.values:
         v = s.values[0]
         scale = table_scale(u.scale_context)
-        unit = "" if scale == 1.0 or v.unit == "%" or re.search(r"(?i)thousand|million|billion", v.text) else \
-            f" {_scale_word(scale)}"
+        word = re.search(r"(?i)thousand|million|billion", v.text)  # the value states its own scale
+        unit = "" if scale == 1.0 or v.unit == "%" or word else f" {scale_word(scale)}"
         period = TABLE_SCALE_NOTE.sub("", v.period or "").strip()
         printed = f"{v.text}{unit}"
-        word = re.search(r"(?i)thousand|million|billion", v.text)
         shown = SCALES[word.group(0).lower()] if word else scale
         if asked is not None and v.unit == "USD" and v.number is not None and asked != shown:
             printed = f"{in_asked_scale(v.number, asked)} (printed: {printed})"  # the unit the question asked
         return f"{label}: {printed}{f' ({period})' if period else ''}."
     return f"{label}: {' | '.join(cells(u.span.text)[1:])}."
-
-
-def _scale_word(scale: float) -> str:
-    return {1e3: "thousand", 1e6: "million", 1e9: "billion"}.get(scale, "")
 
 
 def extract(q: QuestionAnalysis, units: Sequence[Unit], texts: dict[str, str], stem: Any,
@@ -389,7 +369,7 @@ def extract(q: QuestionAnalysis, units: Sequence[Unit], texts: dict[str, str], s
                    and s.unit.kind is usable[0].unit.kind  # a form's label row does not follow a sentence
                    and s.unit.span.text.strip() != usable[0].unit.span.text.strip()]  # nor the same words again
     sentences = tuple(AnswerSentence(text=_sentence_text(s, q.scale), method=Method.EXTRACTIVE, subject=subject,
-                                     quotes=_quotes(s.unit, sha256_hex(texts[s.unit.doc_id])),
+                                     quotes=unit_quotes(s.unit, sha256_hex(texts[s.unit.doc_id])),
                                      values=list(s.values), score=round(s.score, 4)) for s in chosen)
     best = max((s.coverage for s in scored), default=0.0)
     return Extraction(sentences, len(qualifying), len(usable), len(units) - len(clean), best)

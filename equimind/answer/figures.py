@@ -78,8 +78,8 @@ class FigureAnswerer:
 
     def _statements(self, doc_ids: Sequence[str]) -> tuple[list[Document], StatementLines]:
         refs = [self.docstore.get_document(d) for d in doc_ids]
-        return refs, StatementLines({d.id: (self.docstore.get_document_text(d.id), _fiscal_year(d), d.form)
-                                     for d in refs})
+        return refs, StatementLines({d.id: (fiscal_year_of(d), d.form) for d in refs},
+                                    self.docstore.get_document_text)
 
     def reported_line(self, q: QuestionAnalysis, key: str, doc_ids: Sequence[str]) -> tuple[AnswerSentence, str] | None:
         """A reported-metric ask with no XBRL figure: the line as the company's statements print it for the asked
@@ -97,9 +97,10 @@ class FigureAnswerer:
 
 
 def _latest_annual(refs: Sequence[Document]) -> int | None:
-    return max((fy for d in refs if (fy := _fiscal_year(d)) and d.form.upper().startswith("10-K")), default=None)
+    return max((fy for d in refs if (fy := fiscal_year_of(d)) and d.form.upper().startswith("10-K")), default=None)
 
 
-def _fiscal_year(doc: Document) -> int | None:
+def fiscal_year_of(doc: Document) -> int | None:
+    """The fiscal year the document's source declared (``meta["fiscal_year"]``), or None."""
     fy = doc.meta_dict().get("fiscal_year", "")
     return int(fy) if fy.isdigit() else None

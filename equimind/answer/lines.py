@@ -20,17 +20,17 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
 from equimind.analytics.xbrl import known_facts
-from equimind.answer.concepts import MetricSpec
+from equimind.answer.concepts import LINE_QUALIFIERS, MetricSpec
 from equimind.answer.fiscal import FiscalCalendar
 from equimind.answer.periods import Period, PeriodKind
 from equimind.answer.record import AnswerFigure, AnswerSentence, Method, Quote, StatedValue
-from equimind.answer.units import Unit, cells, document_rows
-from equimind.answer.values import in_asked_scale, table_scale
+from equimind.answer.units import Unit, cells, document_rows, unit_quotes
+from equimind.answer.values import in_asked_scale, scale_word, table_scale
 from equimind.models import sha256_hex
 from equimind.sources.base import CompanyFacts
 
@@ -80,7 +80,6 @@ class XbrlLines:
         return None
 
 
-LINE_QUALIFIERS = frozenset(["total", "net", "consolidated", "merchandise"])
 _PAREN = re.compile(r"\([^)]*\)")
 _NUMBER = re.compile(r"^\(?-?\$?\s*\(?\s*(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*\)?$")
 
@@ -157,33 +156,33 @@ def cell_number(cell: str) -> float | None:
 
 @dataclass
 class StatementLines:
-    """Lines from the statement rows of the company's filings (module docstring); ``docs``: doc id -> (text, fiscal
-    year, form), searched the asked year's annual report first."""
+    """Lines from the statement rows of the company's filings (module docstring); ``docs``: doc id -> (fiscal year,
+    form), searched the asked year's annual report first; ``text``: a document's canonical text, read only for the
+    filings a line is looked up in."""
 
-    docs: Mapping[str, tuple[str, int | None, str]]
-    _rows: dict[str, list[Unit]] = field(default_factory=dict)
+    docs: Mapping[str, tuple[int | None, str]]
+    text: Callable[[str], str]
+    _read: dict[str, tuple[str, str, list[Unit], float]] = field(default_factory=dict)  # text, sha, rows, unit
 
-    _scales: dict[str, float] = field(default_factory=dict)
-
-    def _doc_rows(self, doc_id: str) -> list[Unit]:
-        if doc_id not in self._rows:
-            rows = document_rows(self.docs[doc_id][0], doc_id, 0)
-            self._rows[doc_id] = rows
+    def _doc(self, doc_id: str) -> tuple[str, str, list[Unit], float]:
+        if doc_id not in self._read:
+            text = self.text(doc_id)
+            rows = document_rows(text, doc_id, 0)
             stated = Counter(x for x in (table_scale(u.scale_context) for u in rows) if x != 1.0)
-            self._scales[doc_id] = stated.most_common(1)[0][0] if stated else 1.0
-        return self._rows[doc_id]
+            self._read[doc_id] = (text, sha256_hex(text), rows, stated.most_common(1)[0][0] if stated else 1.0)
+        return self._read[doc_id]
 
     def _scale(self, u: Unit) -> float:
         """The row's table unit; a table with no unit line of its own takes the unit the filing's tables state most
         often (a statement page whose "(in thousands)" line was not read with it), so lines of one filing are
         never mixed at two scales."""
         own = table_scale(u.scale_context)
-        return own if own != 1.0 else self._scales.get(u.doc_id, 1.0)
+        return own if own != 1.0 else self._doc(u.doc_id)[3]
 
     def order(self, year: int) -> list[str]:
         """The asked year's annual report, then later reports (they print it as a prior year), then the rest."""
         def key(d: str) -> tuple[int, int, int]:
-            _, fy, form = self.docs[d]
+            fy, form = self.docs[d]
             annual = 0 if form.upper().startswith("10-K") else 1
             if fy == year:
                 return (0, annual, 0)
@@ -196,8 +195,8 @@ class StatementLines:
         for doc_id in self.order(t):
             headed: list[tuple[float, Unit, int]] = []
             above: list[tuple[float, Unit, int]] = []
-            text = self.docs[doc_id][0]
-            for u in self._doc_rows(doc_id):
+            text, _, rows, _ = self._doc(doc_id)
+            for u in rows:
                 body = cells(u.span.text)
                 if not body or not label_names(metric, body[0]):
                     continue
@@ -218,17 +217,7 @@ class StatementLines:
 
     def _line(self, metric: MetricSpec, year: int, value: float, u: Unit, col: int, agree: int,
               rows: int) -> LineValue:
-        text = self.docs[u.doc_id][0]
-        sha = sha256_hex(text)
-        quotes = [Quote(doc_id=u.doc_id, start=u.span.start, end=u.span.end, text=u.span.text, doc_sha256=sha,
-                        role="row")]
-        if u.header is not None:
-            quotes.append(Quote(doc_id=u.doc_id, start=u.header.start, end=u.header.end, text=u.header.text,
-                                doc_sha256=sha, role="header"))
-        unit = u.scale if u.scale is not None else u.caption
-        if unit is not None and table_scale(unit.text) != 1.0:
-            quotes.append(Quote(doc_id=u.doc_id, start=unit.start, end=unit.end, text=unit.text, doc_sha256=sha,
-                                role="unit"))
+        quotes = unit_quotes(u, self._doc(u.doc_id)[1])
         head_cells = cells(u.header.text) if u.header is not None else []
         head = head_cells[col] if col < len(head_cells) and str(year) in head_cells[col] else str(year)
         prov = {"source": "statement row", "doc_id": u.doc_id, "row": cells(u.span.text)[0], "column": head,
@@ -244,13 +233,13 @@ def line_sentence(lv: LineValue, ticker: str, asked_scale: float | None) -> Answ
     $11,588 million (printed: 11,588, in millions) (2019)."; the row, header and unit quotes cite it."""
     prov = lv.figure.provenance
     scale = float(prov.get("scale") or 1.0)
-    word = {1e3: "thousands", 1e6: "millions", 1e9: "billions"}.get(scale)
-    if word is None:  # the filing states no unit for the table: the number as printed, never a guessed scale
+    word = scale_word(scale)
+    if not word:  # the filing states no unit for the table: the number as printed, never a guessed scale
         shown = str(prov.get("cell"))
         printed = "the table states no unit"
     else:
         shown = in_asked_scale(lv.value, asked_scale or 1e6)
-        printed = f"printed: {prov.get('cell')}, in {word}"
+        printed = f"printed: {prov.get('cell')}, in {word}s"
     text = f"{prov.get('row')}: {shown} ({printed}) ({prov.get('column')})."
     stated = StatedValue(text=shown, number=lv.value, unit="USD", period=str(prov.get("column")))
     return AnswerSentence(text=text, method=Method.EXTRACTIVE, subject=ticker, quotes=list(lv.quotes),

@@ -34,6 +34,7 @@ from equimind.answer.computed import FormulaMatch, find_formula, metric_formula,
 from equimind.answer.concepts import METRIC_VERBS, SHARES, MetricMatch, find_metrics
 from equimind.answer.periods import Period, find_periods
 from equimind.answer.record import AnswerKind
+from equimind.answer.values import SCALES
 from equimind.answerability.analysis import TOKEN, AskAnalysis, AskKind, Subject, analyse
 from equimind.answerability.vocabulary import MONEY_VERBS
 
@@ -96,7 +97,7 @@ def _words(text: str) -> list[str]:
 
 
 AMOUNT_FORM = re.compile(r"\b(?:in|answer in|state answer in|in units of)\s+(?:usd|us\$|\$|dollars)\s*"
-                         r"(?:thousands|millions|billions)?\b|\(in (?:usd |\$ ?)?(?:thousands|millions|billions)\)",
+                         r"(thousands|millions|billions)?\b|\(in (?:usd |\$ ?)?(thousands|millions|billions)\)",
                          re.I)
 PERCENT_FORM = re.compile(r"\bin units of percents?\b|\(as a %\)|\bas a percent(?:age)?\b|%\s*margin\b", re.I)
 
@@ -215,32 +216,27 @@ def analyse_question(question: str, subject: Subject, others: Sequence[Subject] 
             and len({m.metric.key for m in metrics}) == 1)
     head = name_head(words) if vkind is AnswerKind.NAME else None
     return QuestionAnalysis(question, ask, kind, vkind, metric, xbrl, periods, leftover, cue, head,
-                            asked_scale(question), formula, trend, answer_type_words(words, vkind))
-
-
-ASKED_SCALE = re.compile(r"\b(?:in|answer in|state answer in|in units of)\s+(?:usd|us\$|\$|dollars)\s*"
-                         r"(thousands|millions|billions)\b|\(in (?:usd |\$ ?)?(thousands|millions|billions)\)", re.I)
+                            asked_scale(question), formula, trend, answer_type_words(words, vkind, head))
 
 
 def asked_scale(question: str) -> float | None:
-    """The scale the question wants amounts stated in ("Answer in USD millions", "(in USD billions)"), or None."""
-    m = ASKED_SCALE.search(question)
-    if m is None:
-        return None
-    return {"thousands": 1e3, "millions": 1e6, "billions": 1e9}[(m.group(1) or m.group(2)).lower()]
+    """The scale the question wants amounts stated in ("Answer in USD millions", "(in USD billions)": the first
+    currency instruction of ``AMOUNT_FORM`` that names one), or None."""
+    for m in AMOUNT_FORM.finditer(question):
+        word = m.group(1) or m.group(2)
+        if word:
+            return SCALES[word.lower()]
+    return None
 
 
 PERCENT_CUE = re.compile(r"\bwhat (percentage|percent|fraction|share|proportion)\b")
 
 
-def answer_type_words(words: Sequence[str], vkind: AnswerKind) -> tuple[str, ...]:
+def answer_type_words(words: Sequence[str], vkind: AnswerKind, head: str | None) -> tuple[str, ...]:
     """The words of the ask that name the type of its answer (``QuestionAnalysis.cue_words``): the head noun of a
-    name ask's which / what phrase ("which city", "what network", "which new GPU architecture": ``name_head``), the
+    name ask's which / what phrase (``head``: "which city", "what network", "which new GPU architecture"), the
     share word of a percent ask ("what fraction")."""
     if vkind is AnswerKind.PERCENT:
         m = PERCENT_CUE.search(" ".join(words))
         return (m.group(1),) if m else ()
-    if vkind is AnswerKind.NAME:
-        head = name_head(words)
-        return (head,) if head else ()
-    return ()
+    return (head,) if vkind is AnswerKind.NAME and head else ()

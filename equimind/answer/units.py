@@ -10,11 +10,11 @@ the passage starts below it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from equimind.answer.record import PassageRead
+from equimind.answer.record import PassageRead, Quote
 from equimind.answer.values import TABLE_SCALE, table_scale
 
 _SENT_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z$(\d\"“])")
@@ -177,11 +177,7 @@ def document_rows(text: str, doc_id: str, rank: int, ticker: str | None = None) 
     the table lookup a numeric ask falls back to when the retrieved passages name the metric but state no value."""
     out: list[Unit] = []
     notes: dict[int, Span | None] = {}  # per table header: its unit line
-    pos = 0
-    n = len(text)
-    while pos < n:
-        b = text.find("\n", pos)
-        b = n if b < 0 else b
+    for pos, b in _text_lines(text):
         if text.startswith("|", pos) and not _SEPARATOR.match(text[pos:b]):
             header, caption = table_header(text, pos)
             if header is not None:
@@ -190,21 +186,43 @@ def document_rows(text: str, doc_id: str, rank: int, ticker: str | None = None) 
                     notes[header.start] = _table_scale_note(text, header, caption)
                 out.append(Unit(doc_id, UnitKind.ROW, Span(pos, b, text[pos:b]), p, rank, header, caption,
                                 notes[header.start]))
-        pos = b + 1
     return out
+
+
+def _text_lines(text: str) -> Iterator[tuple[int, int]]:
+    """[start, end) of every line of ``text``, without its newline."""
+    pos, n = 0, len(text)
+    while pos < n:
+        b = text.find("\n", pos)
+        b = n if b < 0 else b
+        yield pos, b
+        pos = b + 1
 
 
 def document_sentences(text: str, doc_id: str, rank: int, ticker: str | None = None) -> list[Unit]:
     """Every prose sentence of a whole document, each with a one-sentence passage: the sentence lookup a
     value ask falls back to when no retrieved passage of the filing answers it."""
     out: list[Unit] = []
-    pos, n = 0, len(text)
-    while pos < n:
-        b = text.find("\n", pos)
-        b = n if b < 0 else b
+    for pos, b in _text_lines(text):
         if not text.startswith("|", pos):
             for span in _sentences(text, pos, b):
                 p = PassageRead(doc_id=doc_id, start=span.start, end=span.end, score=0.0, ticker=ticker)
                 out.append(Unit(doc_id, UnitKind.SENTENCE, span, p, rank))
-        pos = b + 1
     return out
+
+
+def unit_quotes(u: Unit, doc_sha: str) -> list[Quote]:
+    """The quotes that cite a unit: the sentence or row, a row's header row (its period) and the line that states
+    the numbers' unit ("(In millions)": the unit line above the table, or a caption that states one)."""
+    role = "row" if u.kind is UnitKind.ROW else "evidence"
+    quotes = [Quote(doc_id=u.doc_id, start=u.span.start, end=u.span.end, text=u.span.text, doc_sha256=doc_sha,
+                    role=role)]
+    if u.header is not None:
+        quotes.append(Quote(doc_id=u.doc_id, start=u.header.start, end=u.header.end, text=u.header.text,
+                            doc_sha256=doc_sha, role="header"))
+    unit = u.scale if u.scale is not None else (
+        u.caption if u.caption is not None and table_scale(u.caption.text) != 1.0 else None)
+    if unit is not None:
+        quotes.append(Quote(doc_id=u.doc_id, start=unit.start, end=unit.end, text=unit.text, doc_sha256=doc_sha,
+                            role="unit"))
+    return quotes

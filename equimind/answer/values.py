@@ -149,5 +149,9 @@ def in_asked_scale(number: float, asked: float) -> str:
     v = number / asked
     digits = 0 if abs(v) >= 100 else 2
     sign = "-" if v < 0 else ""
-    word = {1e3: "thousand", 1e6: "million", 1e9: "billion"}.get(asked, "")
-    return f"{sign}${abs(v):,.{digits}f} {word}"
+    return f"{sign}${abs(v):,.{digits}f} {scale_word(asked)}"
+
+
+def scale_word(scale: float) -> str:
+    """1e3 -> "thousand", 1e6 -> "million", 1e9 -> "billion"; "" for any other scale."""
+    return {1e3: "thousand", 1e6: "million", 1e9: "billion"}.get(scale, "")

@@ -70,7 +70,7 @@ Fiscal Year 2019 (1) 2018 2017
 
 
 def lines(text: str = INCOME, fy: int = 2017) -> StatementLines:
-    return StatementLines({"d": (text, fy, "10-K")})
+    return StatementLines({"d": (fy, "10-K")}, {"d": text}.__getitem__)
 
 
 def test_formulas_are_named_by_their_phrases() -> None:
@@ -106,7 +106,7 @@ def test_a_line_is_the_value_its_filing_states_most_often_never_a_negative_total
     assert roles == ["row", "header", "unit"] and revenue.quotes[0].text.startswith("| Consolidated net sales")
     da = sl.value(METRIC["depreciation_amortization"], 2017, 2017)
     assert da is not None and da.value == 11_478e6  # the cash-flow add-back, read under the split table's years
-    sel = StatementLines({"s": (SELECTED, 2019, "10-K")}).value(METRIC["revenue"], 2018, 2019)
+    sel = StatementLines({"s": (2019, "10-K")}, {"s": SELECTED}.__getitem__).value(METRIC["revenue"], 2018, 2019)
     assert sel is not None and sel.value == 42_151e6
 
 
