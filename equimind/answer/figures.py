@@ -44,12 +44,15 @@ class FigureAnswerer:
             return None
         xbrl: XbrlLines | None = None
         company = key
-        if self.facts is not None:
+        if self.facts is None:
+            degraded.append(f"computed: no companyfacts source given; {name} is computed from the statement rows "
+                            "of the filings")
+        else:
             try:
                 cf = self.facts.company_facts(key)
                 xbrl, company = XbrlLines(cf, as_of), cf.entity_name or key
-            except NotFoundError:
-                xbrl = None
+            except NotFoundError as exc:
+                degraded.append(f"computed: {exc}; {name} is computed from the statement rows of the filings")
         refs, statements = self._statements(doc_ids)
         company = company if xbrl is not None else next((d.company for d in refs if d.company), key)
         years = sorted({p.fiscal_year for p in q.periods if p.fiscal_year})

@@ -265,3 +265,16 @@ def test_the_answerer_answers_a_direction_ask_from_xbrl(answerer: Any, search: A
     (sentence,) = ans.sentences
     assert sentence.method is Method.COMPUTED
     assert sentence.text.startswith("Yes: NVIDIA") and "in fiscal 2024 to 55.85% in fiscal 2025" in sentence.text
+
+
+def test_a_computed_figure_without_companyfacts_says_where_its_lines_came_from(nvda_services: Any,
+                                                                                 search: Any) -> None:
+    from equimind.answer.answerer import Answerer
+    from tests.answer.conftest import AS_OF
+
+    question = "What was NVIDIA's net profit margin in fiscal 2025?"
+    ans = Answerer(nvda_services.docstore).answer(question, "NVDA", AS_OF, search(question))
+    (sentence,) = ans.sentences
+    assert sentence.method is Method.COMPUTED
+    assert sentence.figures[0].provenance["inputs_from"] == ["statement"]
+    assert any(d.startswith("computed: no companyfacts source given") for d in ans.degraded)
