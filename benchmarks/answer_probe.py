@@ -18,19 +18,19 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.machine import machine_info
-from equimind.config import Settings
+from equimind.core.config import Settings
 
 RESULTS = Path(__file__).resolve().parent / "results" / "answer_probe.json"
 
 
 def _services(home: Path, corpus: Path, embedder: str) -> Any:
-    from equimind.services import open_services
+    from equimind.app.services import open_services
 
     settings = Settings(home=home, snapshot=corpus)
     if embedder == "hash":
+        from equimind.embedding.embed import HashEmbedder
+        from equimind.embedding.rerank import FixedScoreReranker
         from equimind.ingest.tokens import WhitespaceTokenizer
-        from equimind.retrieval.embed import HashEmbedder
-        from equimind.retrieval.rerank import FixedScoreReranker
 
         return open_services(settings, embedder=HashEmbedder(), tokenizer=WhitespaceTokenizer(),
                              reranker=FixedScoreReranker({}, unavailable="hash-embedder probe: no cross-encoder"))
@@ -56,7 +56,7 @@ def main() -> None:
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     from equimind.answer.answerer import Answerer
-    from equimind.engine import EquiMindEngine
+    from equimind.app.engine import EquiMindEngine
     from equimind.evaluation.answer_probe import AS_OF, run_probe
     from equimind.evaluation.golden import load_golden, resolve
     from equimind.evaluation.report import write_json

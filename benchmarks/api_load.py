@@ -52,18 +52,18 @@ QUERIES = (
 
 
 def _services(settings: Any, embedder: str) -> Any:
-    from equimind.services import open_services
+    from equimind.app.services import open_services
 
     if embedder == "hash":
+        from equimind.embedding.embed import HashEmbedder
         from equimind.ingest.tokens import WhitespaceTokenizer
-        from equimind.retrieval.embed import HashEmbedder
 
         return open_services(settings, embedder=HashEmbedder(), tokenizer=WhitespaceTokenizer())
     return open_services(settings)
 
 
 def _settings(home: Path, snapshot: Path) -> Any:
-    from equimind.config import Settings
+    from equimind.core.config import Settings
 
     return Settings(home=home, snapshot=snapshot)
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from benchmarks.machine import machine_info
 from benchmarks.search_synthetic import START, TICKERS, vocabulary, zipf_probs
-from equimind.models import Chunk, FilterSpec, Source, date_to_int
+from equimind.core.documents import Chunk, FilterSpec, Source, date_to_int
 from equimind.store.matrix import sort_key
 from equimind.store.sparse import BM25Index
 from equimind.store.sparse_subset import Postings

@@ -32,11 +32,11 @@ from typing import Any
 import numpy as np
 
 from benchmarks.machine import machine_info
-from equimind.config import EmbedBackend, Settings
+from equimind.app.services import build_embedder, open_services
+from equimind.core.config import EmbedBackend, Settings
+from equimind.core.protocols import Embedder
 from equimind.evaluation.metrics import paired_bootstrap_ci
 from equimind.ingest.chunk import ParentChildChunker, embedding_text
-from equimind.protocols import Embedder
-from equimind.services import build_embedder, open_services
 from equimind.sources.snapshot import SnapshotFilingsSource
 
 log = logging.getLogger("embed_backends")

@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 
 from benchmarks.machine import machine_info
+from equimind.core.documents import Chunk, Document
 from equimind.ingest.chunk import ParentChildChunker, embedding_text
 from equimind.ingest.tokens import HFTokenizer
-from equimind.models import Chunk, Document
 
 log = logging.getLogger("embed_prefix")
 RESULTS = Path(__file__).resolve().parent / "results" / "embed_prefix.json"
@@ -52,7 +52,7 @@ def main() -> None:
     ap.add_argument("--docs", type=int, default=len(DOCS))
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    from equimind.retrieval.embed import SentenceTransformerEmbedder
+    from equimind.embedding.embed import SentenceTransformerEmbedder
     from equimind.sources.local import LocalFileSource
 
     fb = args.shared / "benchmarks" / "financebench"

@@ -56,10 +56,10 @@ TARGETS = {"cold_ratio": 1.2, "warm_ratio": 0.25, "peak_rss_gib": 1.5, "api_p50_
 
 _REFERENCE = """
 import json, sys, time
-from equimind.config import Settings
+from equimind.core.config import Settings
 from benchmarks.embed_backends import product_texts
 from sentence_transformers import SentenceTransformer
-from equimind.retrieval.embed import default_model_path
+from equimind.embedding.embed import default_model_path
 texts = product_texts(Settings(home=sys.argv[1], snapshot=sys.argv[2]), int(sys.argv[3]))
 texts = (texts * (int(sys.argv[3]) // len(texts) + 1))[: int(sys.argv[3])]  # the 10-K has ~455: cycle to 600
 model = SentenceTransformer(str(default_model_path()), device="cpu", local_files_only=True)

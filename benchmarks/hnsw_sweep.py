@@ -35,7 +35,7 @@ from benchmarks.machine import machine_info
 from benchmarks.scaling_worker import proc_memory_mb
 from benchmarks.search_bench import filters, ingest, pct, time_modes
 from benchmarks.search_synthetic import DIM, TableEmbedder, make_corpus, make_queries
-from equimind.config import Settings
+from equimind.core.config import Settings
 from equimind.retrieval.dense import HNSW_SLACK, dense_search
 from equimind.retrieval.search import HybridSearcher
 from equimind.store.docstore import DocStore

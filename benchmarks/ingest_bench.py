@@ -25,9 +25,9 @@ def _shared() -> Path:
 
 
 def run(tickers: tuple[str, ...], forms: tuple[str, ...]) -> dict[str, Any]:
-    from equimind.config import Settings
+    from equimind.app.services import open_services
+    from equimind.core.config import Settings
     from equimind.ingest.chunk import ParentChildChunker
-    from equimind.services import open_services
     from equimind.sources.snapshot import SnapshotFilingsSource
 
     corpus = _shared() / "corpus"

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.machine import machine_info
+from equimind.core.documents import Document
 from equimind.ingest.chunk import ParentChildChunker
 from equimind.ingest.tokens import HFTokenizer
-from equimind.models import Document
 
 log = logging.getLogger("parse_chunk")
 RESULTS = Path(__file__).resolve().parent / "results" / "parse_chunk.json"

@@ -11,8 +11,8 @@ import json
 import sys
 from pathlib import Path
 
-from equimind.config import Settings
-from equimind.engine import EquiMindEngine
+from equimind.app.engine import EquiMindEngine
+from equimind.core.config import Settings
 from equimind.evaluation.metrics import score_judgements
 from equimind.evaluation.runner import open_variant_store, product_variant, stored_documents
 

@@ -35,7 +35,7 @@ import numpy as np
 from benchmarks.machine import machine_info
 from benchmarks.scaling_worker import THREADS, proc_memory_mb
 from benchmarks.search_synthetic import DIM, Corpus, make_corpus, make_queries
-from equimind.config import Settings
+from equimind.core.config import Settings
 from equimind.store.docstore import DocStore
 from equimind.store.local_indexes import LocalIndexes
 from equimind.store.vectors import ChromaVectorStore

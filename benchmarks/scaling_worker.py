@@ -21,8 +21,8 @@ import numpy as np
 
 from benchmarks.search_bench import filters, pct
 from benchmarks.search_synthetic import DIM, TableEmbedder
-from equimind.config import Settings
-from equimind.models import FilterSpec
+from equimind.core.config import Settings
+from equimind.core.documents import FilterSpec
 from equimind.retrieval.search import HybridSearcher
 from equimind.store.docstore import DocStore
 from equimind.store.local_indexes import LocalIndexes

@@ -25,8 +25,8 @@ import numpy as np
 
 from benchmarks.machine import machine_info
 from benchmarks.search_synthetic import DIM, TICKERS, Corpus, TableEmbedder, make_corpus, make_queries
-from equimind.config import Settings
-from equimind.models import FilterSpec
+from equimind.core.config import Settings
+from equimind.core.documents import FilterSpec
 from equimind.retrieval.dense import dense_search
 from equimind.retrieval.search import HybridSearcher
 from equimind.store.docstore import DocStore
@@ -261,8 +261,8 @@ def rerank_cost(n_pairs: int = 50, n_queries: int = 3) -> dict[str, Any]:
     ~200-token English passages, with torch's default thread count and with 1 thread."""
     from transformers import AutoTokenizer, BertForSequenceClassification
 
-    from equimind.retrieval.embed import default_model_path
-    from equimind.retrieval.rerank import CrossEncoderReranker
+    from equimind.embedding.embed import default_model_path
+    from equimind.embedding.rerank import CrossEncoderReranker
 
     work = Path(tempfile.mkdtemp(prefix="ce-"))
     src = str(default_model_path())
@@ -291,7 +291,7 @@ def rerank_cost(n_pairs: int = 50, n_queries: int = 3) -> dict[str, Any]:
 
 
 def query_embed_cost(n: int = 30) -> dict[str, Any]:
-    from equimind.retrieval.embed import SentenceTransformerEmbedder
+    from equimind.embedding.embed import SentenceTransformerEmbedder
 
     e = SentenceTransformerEmbedder()
     e.embed_query("warm up")
@@ -326,7 +326,7 @@ def calibrate(per_filing: int = 60) -> dict[str, Any]:
     import html
     import re
 
-    from equimind.retrieval.embed import SentenceTransformerEmbedder
+    from equimind.embedding.embed import SentenceTransformerEmbedder
 
     filings = sorted((Settings().corpus_dir / "sec" / "filings").glob("*/*.html"))
     if not filings:

@@ -14,7 +14,7 @@ from datetime import date, timedelta
 
 import numpy as np
 
-from equimind.models import Chunk, Document, Origin, Parent, Source, date_to_int
+from equimind.core.documents import Chunk, Document, Origin, Parent, Source, date_to_int
 
 DIM = 384
 N_TICKERS = 20

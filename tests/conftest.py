@@ -52,6 +52,6 @@ def financebench_dir(shared_dir: Path) -> Path:
 @pytest.fixture()
 def settings(tmp_path: Path):  # type: ignore[no-untyped-def]
     """Settings with a fresh EQUIMIND_HOME in a temp dir (does not require the shared data)."""
-    from equimind.config import Settings
+    from equimind.core.config import Settings
 
     return Settings(home=tmp_path / "home", shared=_shared())

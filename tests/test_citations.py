@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from equimind.citations import (
+from equimind.core.citations import (
     CitationVerifier,
     MatchKind,
     check_figures,
@@ -14,8 +14,9 @@ from equimind.citations import (
     verify_citation,
     verify_spans,
 )
-from equimind.errors import NotFoundError
-from equimind.models import Figure, sha256_hex
+from equimind.core.documents import sha256_hex
+from equimind.core.errors import NotFoundError
+from equimind.core.research import Figure
 
 TEXT = (
     "Item 7. Management’s Discussion and Analysis\n\n"

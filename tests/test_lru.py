@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from equimind.lru import LRU
+from equimind.core.lru import LRU
 
 
 def test_a_hit_refreshes_and_the_oldest_is_dropped() -> None:

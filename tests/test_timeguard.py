@@ -8,9 +8,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from equimind.errors import ConfigError, EquiMindError
-from equimind.models import Chunk, EvidenceNode, Figure, FilterSpec, Source
-from equimind.timeguard import (
+from equimind.core.documents import Chunk, FilterSpec, Source
+from equimind.core.errors import ConfigError, EquiMindError
+from equimind.core.research import Figure
+from equimind.core.search import EvidenceNode
+from equimind.core.timeguard import (
     LookAheadError,
     Undated,
     as_of_filter,

@@ -39,7 +39,8 @@ from equimind.analytics.xbrl import (
     split_factor_between,
     year_ago_end,
 )
-from equimind.models import Degradation, Figure
+from equimind.core.degraded import Degradation
+from equimind.core.research import Figure
 from equimind.sources.base import PERIODIC_FORMS, CompanyFacts, XbrlFact
 
 log = logging.getLogger(__name__)

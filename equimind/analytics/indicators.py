@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from equimind.models import Degradation, Figure
+from equimind.core.degraded import Degradation
+from equimind.core.research import Figure
 from equimind.sources.base import PriceHistory
 
 Array = npt.NDArray[np.float64]

@@ -18,12 +18,13 @@ from pydantic import BaseModel, Field
 
 from equimind.analytics.fundamentals import compute_fundamentals, pe_ratio
 from equimind.analytics.indicators import indicator_figures, unadjust_dividends
-from equimind.analytics.macro import MacroSource
-from equimind.analytics.sentiment import Lexicon
 from equimind.analytics.sentiment_report import SentimentBlock, build_sentiment
-from equimind.config import Settings
-from equimind.errors import EquiMindError, NotFoundError
-from equimind.models import Degradation, Document, Figure, Origin
+from equimind.core.config import Settings
+from equimind.core.degraded import Degradation
+from equimind.core.documents import Document, Origin
+from equimind.core.errors import EquiMindError, NotFoundError
+from equimind.core.research import Figure
+from equimind.lexicon.sentiment import Lexicon
 from equimind.sources.base import (
     CompanyProfile,
     FactsSource,
@@ -35,6 +36,7 @@ from equimind.sources.base import (
     ProfileSource,
     normalise_ticker,
 )
+from equimind.sources.macro import MacroSource
 from equimind.sources.sourceset import MarketSources, open_sources
 from equimind.sources.to_documents import fundamentals_documents, news_documents, price_documents
 

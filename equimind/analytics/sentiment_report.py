@@ -14,9 +14,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from equimind.analytics.sentiment import Lexicon, compare_sections, extract_risk_factors, headline_tone, top_words
-from equimind.errors import EquiMindError
-from equimind.models import Degradation, Figure
+from equimind.core.degraded import Degradation
+from equimind.core.errors import EquiMindError
+from equimind.core.research import Figure
+from equimind.lexicon.sentiment import Lexicon, compare_sections, extract_risk_factors, headline_tone, top_words
 from equimind.sources.base import FilingIndexSource, FilingRef, NewsItem
 from equimind.sources.filing_text import html_to_text
 

@@ -5,6 +5,7 @@ question.py / periods.py, the XBRL answerer in xbrl_answer.py / fiscal.py / conc
 map), the extractive answerer in extract.py / units.py / values.py, the LLM answerer in llm_answer.py.
 """
 
-from equimind.answer.record import Answer, AnswerKind, RefusalReason, Support
+from equimind.answer.record import Answer, RefusalReason, Support
+from equimind.query.kinds import AnswerKind
 
 __all__ = ["Answer", "AnswerKind", "RefusalReason", "Support"]

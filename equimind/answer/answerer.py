@@ -24,16 +24,16 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+import Stemmer
+
 from equimind.answer.acronyms import acronym_groups, common_noun_acronyms
-from equimind.answer.concepts import USD
+from equimind.answer.answerability import AnswerabilityCheck
 from equimind.answer.extract import DocPeriods, extract
 from equimind.answer.figures import FigureAnswerer, fiscal_year_of
 from equimind.answer.llm_answer import LLMAnswerError
-from equimind.answer.question import QuestionAnalysis, analyse_question
 from equimind.answer.record import (
     NO_VALUE_OF_TYPE_TEXT,
     Answer,
-    AnswerKind,
     AnswerSentence,
     PassageRead,
     Refusal,
@@ -41,15 +41,17 @@ from equimind.answer.record import (
     Support,
 )
 from equimind.answer.similarity import UnitSimilarity
+from equimind.answer.term_index import DocTerms
 from equimind.answer.units import Unit, all_units, document_rows, document_sentences
 from equimind.answer.values import needs_value
 from equimind.answer.xbrl_answer import FactsSource, xbrl_answer
-from equimind.answerability.analysis import Subject
-from equimind.answerability.check import AnswerabilityCheck
-from equimind.answerability.index import DocTerms
-from equimind.citations import CitationVerifier
-from equimind.errors import ConfigError, NotFoundError
-from equimind.models import EvidenceNode, SearchHit
+from equimind.core.citations import CitationVerifier
+from equimind.core.errors import ConfigError, NotFoundError
+from equimind.core.search import EvidenceNode, SearchHit
+from equimind.lexicon.concepts import USD
+from equimind.query.analysis import Subject
+from equimind.query.kinds import AnswerKind
+from equimind.query.question import QuestionAnalysis, analyse_question
 
 if TYPE_CHECKING:
     from equimind.answer.llm_answer import LLMAnswerer
@@ -97,7 +99,6 @@ class Answerer:
     def __init__(self, docstore: DocStore, facts: FactsSource | None = None, llm: LLMAnswerer | None = None,
                  terms_cache: MutableMapping[str, DocTerms] | None = None,
                  similarity: UnitSimilarity | None = None) -> None:
-        import Stemmer
 
         self.docstore = docstore
         self.similarity = similarity

@@ -25,13 +25,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from equimind.answer.concepts import LINE_QUALIFIERS, METRIC_VERBS
-from equimind.answer.periods import MONTHS, PeriodKind, find_periods
-from equimind.answer.question import QuestionAnalysis
-from equimind.answer.record import AnswerKind, AnswerSentence, Method, StatedValue
+from equimind.answer.record import AnswerSentence, Method, StatedValue
 from equimind.answer.units import Span, Unit, UnitKind, cells, unit_quotes
 from equimind.answer.values import (
-    SCALES,
     in_asked_scale,
     is_instruction,
     needs_value,
@@ -40,9 +36,16 @@ from equimind.answer.values import (
     table_scale,
     values_of,
 )
-from equimind.answerability.analysis import stem_sets
-from equimind.answerability.vocabulary import Term, content_terms, either_pairs
-from equimind.models import sha256_hex
+from equimind.core.documents import sha256_hex
+from equimind.lexicon.amounts import SCALES
+from equimind.lexicon.calendar import MONTHS
+from equimind.lexicon.concepts import LINE_QUALIFIERS, METRIC_VERBS
+from equimind.lexicon.text import TOKEN
+from equimind.lexicon.vocabulary import Term, content_terms, either_pairs
+from equimind.query.analysis import stem_sets
+from equimind.query.kinds import AnswerKind
+from equimind.query.periods import PeriodKind, find_periods
+from equimind.query.question import QuestionAnalysis
 
 MIN_COVERAGE = 0.5
 MIN_SIMILARITY = 0.5  # ... or this question-unit cosine (``answer.similarity``) with MIN_COVERAGE_WITH_MEANING
@@ -169,7 +172,6 @@ def _asked_year(q: QuestionAnalysis) -> int | None:
 
 
 DocPeriods = dict[str, tuple[int | None, str | None]]  # doc id -> (fiscal year, fiscal period "FY" / "Q2" ...)
-TOKEN_RE = re.compile(r"(?u)\b\w\w+\b")
 
 
 def period_ok(q: QuestionAnalysis, s: Scored, docs: DocPeriods) -> bool:
@@ -232,7 +234,7 @@ def _counted(q: QuestionAnalysis, s: Scored, stem: Any) -> bool:
     text = s.unit.span.text
     for v in s.values:
         i = text.find(v.text)
-        after = TOKEN_RE.findall(text[i + len(v.text):i + len(v.text) + 40].lower())[:2] if i >= 0 else []
+        after = TOKEN.findall(text[i + len(v.text):i + len(v.text) + 40].lower())[:2] if i >= 0 else []
         if after and any(holds(t, frozenset(stem.stemWords(after))) for t in q.terms):
             return True
     return False

@@ -12,14 +12,15 @@ from collections.abc import Sequence
 from datetime import date
 from typing import TYPE_CHECKING
 
-from equimind.answer.computed import asked_decimals, asks_each_year, compute, trend
-from equimind.answer.concepts import MetricSpec
+from equimind.answer.computed import compute, trend
 from equimind.answer.lines import LineValue, StatementLines, XbrlLines, line_sentence
-from equimind.answer.periods import PeriodKind
-from equimind.answer.question import QuestionAnalysis
 from equimind.answer.record import AnswerSentence
-from equimind.errors import NotFoundError
-from equimind.models import Document
+from equimind.core.documents import Document
+from equimind.core.errors import NotFoundError
+from equimind.lexicon.concepts import MetricSpec
+from equimind.query.figure_asks import asked_decimals, asks_each_year
+from equimind.query.periods import PeriodKind
+from equimind.query.question import QuestionAnalysis
 
 if TYPE_CHECKING:
     from equimind.answer.xbrl_answer import FactsSource

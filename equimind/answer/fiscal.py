@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from equimind.analytics.xbrl import QUARTER_DAYS, YEAR_DAYS
-from equimind.answer.periods import Period, PeriodKind
+from equimind.query.periods import Period, PeriodKind
 from equimind.sources.base import CompanyFacts, XbrlFact
 
 TOLERANCE_DAYS = 10

@@ -25,13 +25,14 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from equimind.analytics.xbrl import known_facts
-from equimind.answer.concepts import LINE_QUALIFIERS, MetricSpec
 from equimind.answer.fiscal import FiscalCalendar
-from equimind.answer.periods import Period, PeriodKind
 from equimind.answer.record import AnswerFigure, AnswerSentence, Method, Quote, StatedValue
 from equimind.answer.units import Unit, cells, document_rows, unit_quotes
 from equimind.answer.values import in_asked_scale, scale_word, table_scale
-from equimind.models import sha256_hex
+from equimind.answer.xbrl_answer import pick_value
+from equimind.core.documents import sha256_hex
+from equimind.lexicon.concepts import LINE_QUALIFIERS, MetricSpec
+from equimind.query.periods import Period, PeriodKind
 from equimind.sources.base import CompanyFacts
 
 # lines that are never negative: a negative row of that name is another table's (a deferred tax item "Depreciation
@@ -60,7 +61,6 @@ class XbrlLines:
         self.calendar = FiscalCalendar(cf, as_of)
 
     def value(self, metric: MetricSpec, year: int) -> LineValue | None:
-        from equimind.answer.xbrl_answer import pick_value
 
         window = self.calendar.window(Period(PeriodKind.FISCAL_YEAR, f"fiscal {year}", fiscal_year=year),
                                       metric.flow)

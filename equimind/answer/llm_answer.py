@@ -21,20 +21,20 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from equimind.agents.llm import classify
-from equimind.agents.providers import build_model, model_settings
-from equimind.answer.question import QuestionAnalysis
 from equimind.answer.record import AnswerSentence, Method, PassageRead, Quote
 from equimind.answer.values import is_instruction, numbers_in, table_scale
-from equimind.answerability.analysis import stem_sets
-from equimind.citations import CitationVerifier
-from equimind.errors import SourceError
+from equimind.core.citations import CitationVerifier
+from equimind.core.errors import SourceError
+from equimind.llm.calls import classify
+from equimind.llm.providers import build_model, model_settings
+from equimind.query.analysis import stem_sets
+from equimind.query.question import QuestionAnalysis
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
     from pydantic_ai.settings import ModelSettings
 
-    from equimind.agents.providers import LLMConfig
+    from equimind.llm.providers import LLMConfig
 
 MIN_QUOTE_COVERAGE = 0.5
 INSTRUCTIONS = """You answer one question about a company from numbered passages of its filings.

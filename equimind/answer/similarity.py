@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from equimind.errors import EquiMindError
-from equimind.lru import LRU
+from equimind.core.errors import EquiMindError
+from equimind.core.lru import LRU
 
 if TYPE_CHECKING:
     from equimind.answer.units import Unit
-    from equimind.protocols import Embedder
+    from equimind.core.protocols import Embedder
 
 log = logging.getLogger(__name__)
 CACHE_UNITS = 50_000  # 384 float32 each: ~77 MB at most

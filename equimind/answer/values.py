@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from equimind.answer.periods import MONTHS
-from equimind.answer.record import AnswerKind, StatedValue
+from equimind.answer.record import StatedValue
+from equimind.lexicon.amounts import SCALES
+from equimind.lexicon.calendar import MONTHS
+from equimind.query.kinds import AnswerKind
 
-SCALES = {"thousand": 1e3, "thousands": 1e3, "million": 1e6, "millions": 1e6, "billion": 1e9, "billions": 1e9,
-          "trillion": 1e12, "trillions": 1e12, "mn": 1e6, "bn": 1e9}
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _SCALE = r"(?:\s*(?:thousand|million|billion|trillion|mn|bn)s?\b)?"
 MONEY = re.compile(rf"\$\s?\(?({_NUM})\)?({_SCALE})", re.I)

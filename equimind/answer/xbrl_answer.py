@@ -16,10 +16,10 @@ from datetime import date, timedelta
 from typing import Protocol
 
 from equimind.analytics.xbrl import PeriodValue, known_facts, latest_instant, period_value
-from equimind.answer.concepts import SHARES, USD_PER_SHARE, MetricSpec
 from equimind.answer.fiscal import TOLERANCE_DAYS, FiscalCalendar, PeriodWindow
-from equimind.answer.periods import Period
 from equimind.answer.record import AnswerFigure, AnswerSentence, Method, StatedValue
+from equimind.lexicon.concepts import SHARES, USD_PER_SHARE, MetricSpec
+from equimind.query.periods import Period
 from equimind.sources.base import CompanyFacts, XbrlFact
 
 COVER_PAGE_DAYS = 120  # a cover-page share count is dated after the period it belongs to

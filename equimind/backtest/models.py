@@ -11,7 +11,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from equimind.backtest.stats import HORIZONS_MONTHS, add_months
-from equimind.models import DegradationNote, Rating
+from equimind.core.degraded import DegradationNote
+from equimind.core.research import Rating
 
 DEFAULT_QUESTION = "Should I invest in {company} ({ticker})?"
 MAX_DECISIONS = 400

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from equimind.analytics.indicators import unadjust_dividends
-from equimind.errors import ConfigError, ParseError
+from equimind.core.errors import ConfigError, ParseError
 from equimind.sources.snapshot import read_8k_header, ticker_by_cik
 from equimind.sources.snapshot_news import Layout, published_at
 

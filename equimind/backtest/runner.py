@@ -36,6 +36,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from equimind.analytics.market import market_report
+from equimind.app.engine import EquiMindEngine
+from equimind.app.services import Services, open_services
 from equimind.backtest.models import CLOSE_EQUALS, BacktestReport, BacktestRequest, DecisionRecord, EquityPointOut, step
 from equimind.backtest.pit import PointInTimeCorpus, PointInTimeView
 from equimind.backtest.plot import markdown_report, plot_equity
@@ -48,15 +50,13 @@ from equimind.backtest.score import (
 )
 from equimind.backtest.stats import Decision, rating_side, summarise_backtest
 from equimind.backtest.store import BacktestStore, Prediction
-from equimind.config import Settings
-from equimind.engine import EquiMindEngine
-from equimind.errors import ConfigError, EquiMindError
-from equimind.services import Services, open_services
+from equimind.core.config import Settings
+from equimind.core.errors import ConfigError, EquiMindError
 from equimind.sources.market_snapshot import SnapshotPrices, SnapshotSec
 
 if TYPE_CHECKING:
-    from equimind.models import Recommendation
-    from equimind.protocols import Embedder, Reranker, Tokenizer
+    from equimind.core.protocols import Embedder, Reranker, Tokenizer
+    from equimind.core.research import Recommendation
     from equimind.sources.base import PriceHistory
 
 __all__ = ["BacktestReport", "BacktestRequest", "Backtester", "decision_digest"]

@@ -30,7 +30,7 @@ import numpy as np
 
 from equimind.analytics.indicators import unadjust_dividends
 from equimind.backtest.stats import Decision, forward_returns, rating_side
-from equimind.errors import NotFoundError
+from equimind.core.errors import NotFoundError
 
 if TYPE_CHECKING:
     import pandas as pd

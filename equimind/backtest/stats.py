@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from equimind.core.research import Rating
 from equimind.evaluation.metrics import BootstrapCI, FloatArray, IndexArray, bootstrap_ci, bootstrap_rows
-from equimind.models import Rating
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from equimind.backtest.stats import Decision, summarise_backtest
-from equimind.errors import ConfigError, NotFoundError
-from equimind.models import Rating
+from equimind.core.errors import ConfigError, NotFoundError
+from equimind.core.research import Rating
 
 if TYPE_CHECKING:
-    from equimind.config import Settings
+    from equimind.core.config import Settings
 
 SCHEMA_VERSION = 1
 _SCHEMA = (

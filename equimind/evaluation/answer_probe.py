@@ -29,9 +29,9 @@ from datetime import date
 from typing import Any
 
 from equimind.answer.record import Answer
-from equimind.answer.values import SCALES
+from equimind.core.documents import FilterSpec
 from equimind.evaluation.golden import GoldenQuestion, ResolvedSpan
-from equimind.models import FilterSpec
+from equimind.lexicon.amounts import SCALES
 
 AS_OF = date(2025, 9, 30)
 REL_TOL = 0.001

@@ -29,17 +29,17 @@ from typing import TYPE_CHECKING, Any
 
 from equimind.answer.answerer import Answerer
 from equimind.answer.record import Answer
-from equimind.answerability.analysis import Subject, name_words
-from equimind.config import ProviderName, Settings
-from equimind.engine import EquiMindEngine
+from equimind.app.engine import EquiMindEngine
+from equimind.core.config import ProviderName, Settings
+from equimind.core.documents import Document
 from equimind.evaluation.answer_probe import AS_OF, gold_numbers, run_probe, wilson
 from equimind.evaluation.financebench import open_store
 from equimind.evaluation.golden import load_golden, resolve
 from equimind.evaluation.runner import product_variant
-from equimind.models import Document
+from equimind.query.analysis import Subject, name_words
 
 if TYPE_CHECKING:
-    from equimind.services import Services
+    from equimind.app.services import Services
 
 FB_AS_OF = date(2100, 1, 1)  # every FinanceBench document is visible: the benchmark has no as-of date
 SCALES = (1.0, 1e3, 1e6, 1e9)

@@ -29,8 +29,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from equimind.answer.record import Answer
-from equimind.config import ProviderName, Settings
-from equimind.engine import EquiMindEngine
+from equimind.app.engine import EquiMindEngine
+from equimind.app.services import open_services
+from equimind.core.config import ProviderName, Settings
+from equimind.core.documents import sha256_hex
+from equimind.core.research import Recommendation
 from equimind.evaluation.answer_quality import financebench_answers, financebench_engine, golden_answers
 from equimind.evaluation.golden import (
     GoldenQuestion,
@@ -42,11 +45,9 @@ from equimind.evaluation.golden import (
 )
 from equimind.evaluation.report import corpus_signature
 from equimind.evaluation.runner import product_variant
-from equimind.models import Recommendation, sha256_hex
-from equimind.services import open_services
 
 if TYPE_CHECKING:
-    from equimind.engine import EquiMindEngine
+    from equimind.app.engine import EquiMindEngine
 
 log = logging.getLogger(__name__)
 

@@ -23,8 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from equimind.config import Settings
-from equimind.errors import NotFoundError
+from equimind.core.config import Settings
+from equimind.core.documents import Document, FilterSpec
+from equimind.core.errors import NotFoundError
+from equimind.core.search import SearchHit
 from equimind.evaluation.metrics import EvidencePage, judge_pages
 from equimind.evaluation.product import add_product
 from equimind.evaluation.report import corpus_signature
@@ -36,13 +38,12 @@ from equimind.evaluation.runner import (
     open_variant_store,
     stored_documents,
 )
-from equimind.models import Document, FilterSpec, SearchHit
-from equimind.retrieval.query_filters import QueryFilterParser
+from equimind.query.filters import QueryFilterParser
 from equimind.sources.local import LocalFileSource
 
 if TYPE_CHECKING:
-    from equimind.protocols import Embedder, Reranker, Tokenizer
-    from equimind.services import Services
+    from equimind.app.services import Services
+    from equimind.core.protocols import Embedder, Reranker, Tokenizer
 
 log = logging.getLogger(__name__)
 

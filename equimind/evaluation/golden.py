@@ -21,7 +21,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from equimind.errors import NotFoundError, ParseError
+from equimind.core.documents import Document, FilterSpec
+from equimind.core.errors import NotFoundError, ParseError
+from equimind.core.search import SearchHit
 from equimind.evaluation.metrics import Judgement
 from equimind.evaluation.product import add_product
 from equimind.evaluation.report import corpus_signature
@@ -33,8 +35,7 @@ from equimind.evaluation.runner import (
     open_variant_store,
     stored_documents,
 )
-from equimind.models import Document, FilterSpec, SearchHit
-from equimind.retrieval.query_filters import QueryFilterParser
+from equimind.query.filters import QueryFilterParser
 from equimind.sources.snapshot import SnapshotFilingsSource
 
 log = logging.getLogger(__name__)

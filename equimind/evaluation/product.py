@@ -13,7 +13,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from equimind.engine import EquiMindEngine
+from equimind.app.engine import EquiMindEngine
+from equimind.app.services import Services
+from equimind.core.documents import Document
 from equimind.evaluation.metrics import Judgement, score_judgements
 from equimind.evaluation.runner import (
     KS,
@@ -24,8 +26,6 @@ from equimind.evaluation.runner import (
     stored_documents,
     summarise,
 )
-from equimind.models import Document
-from equimind.services import Services
 
 PRODUCT_SETTING = "shared"  # every document in one store; the harness passes no filter, the engine parses its own
 PRODUCT_KEY = "product"

@@ -21,10 +21,10 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from equimind.answerability.analysis import Subject, name_words
-from equimind.answerability.check import AnswerabilityCheck, AnswerabilityVerdict
-from equimind.errors import NotFoundError
+from equimind.answer.answerability import AnswerabilityCheck, AnswerabilityVerdict
+from equimind.core.errors import NotFoundError
 from equimind.evaluation.golden import load_golden
+from equimind.query.analysis import Subject, name_words
 from equimind.store.docstore import DocStore
 
 if TYPE_CHECKING:

@@ -18,8 +18,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from equimind.config import Settings
-from equimind.errors import NotFoundError
+from equimind.core.config import Settings
+from equimind.core.errors import NotFoundError
 from equimind.evaluation.golden import FilingKey, load_golden, run_golden
 from equimind.evaluation.runner import product_variant
 

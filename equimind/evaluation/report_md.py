@@ -53,7 +53,7 @@ document title and section (`equimind.ingest.chunk.embedding_text`); `statement`
 (`equimind.ingest.captions`); `cells` embeds its Markdown table rows as their cells; chunks, BM25 and citations are
 identical.
 Settings: *shared* = every document in one index and no filter; *shared + parsed filter* = the same index, filtered
-by the company / fiscal-year words of the question itself (`equimind/retrieval/query_filters.py`, vocabulary from the
+by the company / fiscal-year words of the question itself (`equimind/query/filters.py`, vocabulary from the
 stored documents' metadata, never from gold data); *single* = filtered to the question's document (FinanceBench) or
 tickers (golden set).
 

@@ -16,17 +16,18 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from equimind.config import Settings
+from equimind.app.services import open_services
+from equimind.core.config import Settings
+from equimind.core.documents import Document, FilterSpec
+from equimind.core.search import SearchHit, SearchResult
 from equimind.evaluation.metrics import Judgement, bootstrap_ci, paired_bootstrap_ci, score_judgements
 from equimind.ingest.embed_format import PRODUCT_FORMAT, EmbeddingStamp, mismatch, parse_format, read_stamp
-from equimind.models import Document, FilterSpec, SearchHit, SearchResult
 from equimind.retrieval.search import HybridSearcher
-from equimind.services import open_services
 
 if TYPE_CHECKING:
+    from equimind.app.services import Services
+    from equimind.core.protocols import Embedder, Reranker, Tokenizer
     from equimind.ingest.pipeline import SourceFailure
-    from equimind.protocols import Embedder, Reranker, Tokenizer
-    from equimind.services import Services
 
 log = logging.getLogger(__name__)
 

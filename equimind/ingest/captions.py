@@ -25,8 +25,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from equimind.lru import LRU
-from equimind.models import Chunk, Document, PageSpan
+from equimind.core.documents import Chunk, Document, PageSpan
+from equimind.core.lru import LRU
 
 TOP_LINES = 10  # a paged statement's title is among the first lines of its page
 TABLE_GAP = 800  # characters between an unpaged title and the table it heads

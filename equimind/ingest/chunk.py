@@ -21,9 +21,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from equimind.errors import ConfigError
-from equimind.models import Chunk, Document, PageSpan, Parent, Section, date_to_int, sha256_hex
-from equimind.protocols import Tokenizer
+from equimind.core.documents import Chunk, Document, PageSpan, Parent, Section, date_to_int, sha256_hex
+from equimind.core.errors import ConfigError
+from equimind.core.protocols import Tokenizer
 
 PARAGRAPH, SENTENCE, LINE, WORD = 3, 2, 1, 0
 _WS = re.compile(r"\s+")

@@ -11,10 +11,10 @@ from datetime import date
 from pathlib import Path
 
 from equimind.analytics.market import market_report
-from equimind.config import Settings
-from equimind.errors import ConfigError, EquiMindError, NotFoundError
+from equimind.core.config import Settings
+from equimind.core.documents import Document, Origin
+from equimind.core.errors import ConfigError, EquiMindError, NotFoundError
 from equimind.ingest.pipeline import SourceFailure
-from equimind.models import Document, Origin
 from equimind.sources.local import LocalFileSource
 from equimind.sources.sourceset import SourceSet
 

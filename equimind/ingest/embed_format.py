@@ -26,10 +26,12 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Protocol
 
-from equimind.errors import ConfigError
+from equimind.core.degraded import Degradation
+from equimind.core.documents import Chunk, Document
+from equimind.core.errors import ConfigError
+from equimind.core.search import DocumentRef
 from equimind.ingest.captions import caption_of, document_captions
 from equimind.ingest.chunk import embedding_text
-from equimind.models import Chunk, Degradation, Document, DocumentRef
 
 EmbedText = Callable[[Chunk, Document], str]
 """(child chunk, its document) -> the text the embedder sees."""

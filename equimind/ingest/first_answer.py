@@ -28,8 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from equimind.analytics.aspects import RECENT_WINDOW_DAYS
-from equimind.models import Chunk, Document
+from equimind.core.documents import Chunk, Document
+from equimind.lexicon.aspects import RECENT_WINDOW_DAYS
 
 CAPABILITY = "embeddings"  # the degraded line's capability (a search's, and a run's)
 MIN_DEFER_CHUNKS = 60

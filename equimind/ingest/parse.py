@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from equimind.errors import ParseError
+from equimind.core.documents import PageSpan, Section
+from equimind.core.errors import ParseError
 from equimind.ingest.parse_sections import detect_sections
 from equimind.ingest.parse_tables import table_node_markdown
 from equimind.ingest.pdf_tables import layout_to_markdown
-from equimind.models import PageSpan, Section
 
 log = logging.getLogger(__name__)
 

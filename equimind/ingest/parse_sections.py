@@ -15,7 +15,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from equimind.models import Section
+from equimind.core.documents import Section
 
 _ITEM = re.compile(
     r"^(?:PART\s+(?P<part>IV|I{1,3})\b\s*[.,:;—–-]*\s*)?ITEM\s*(?P<num>\d{1,2})(?P<letter>[A-D])?(?P<sub>\.\d{2})?"

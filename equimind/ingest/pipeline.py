@@ -27,7 +27,9 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from equimind.errors import ConfigError, EquiMindError
+from equimind.core.documents import Chunk, Document, Parent
+from equimind.core.errors import ConfigError, EquiMindError
+from equimind.core.protocols import Embedder
 from equimind.ingest.captions import captioned_texts
 from equimind.ingest.embed_format import (
     PRODUCT_FORMAT,
@@ -39,8 +41,6 @@ from equimind.ingest.embed_format import (
     parse_format,
     read_stamp,
 )
-from equimind.models import Chunk, Document, Parent
-from equimind.protocols import Embedder
 
 log = logging.getLogger(__name__)
 

@@ -25,9 +25,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel
 
 from equimind import __version__
-from equimind.config import Settings
-from equimind.engine import EquiMindEngine
-from equimind.errors import ConfigError, EquiMindError
+from equimind.app.engine import EquiMindEngine
+from equimind.core.config import Settings
+from equimind.core.documents import FilterSpec
+from equimind.core.errors import ConfigError, EquiMindError
 from equimind.interfaces.api.models import CitationBatchOut, CitationCheckOut, CitationSpan, DocumentList
 from equimind.interfaces.traced import (
     TracedAnswer,
@@ -39,7 +40,6 @@ from equimind.interfaces.traced import (
     TracedRecommendation,
     TracedSearchResult,
 )
-from equimind.models import FilterSpec
 from equimind.security.chain import AuditError
 from equimind.security.gate import Gate, ToolDenied, build_gate
 from equimind.security.trace import traced
@@ -47,7 +47,7 @@ from equimind.security.trace import traced
 if TYPE_CHECKING:
     from mcp.server.mcpserver.context import Context
 
-    from equimind.services import Services
+    from equimind.app.services import Services
 
 log = logging.getLogger(__name__)
 
@@ -214,7 +214,7 @@ def prepare(settings: Settings, services: Services | None = None) -> GatedMCPSer
         raise ConfigError(f"the tool policy could not be loaded ({gate.policy.error}); fix or unset "
                           "EQUIMIND_GATE_POLICY")
     if services is None:
-        from equimind.services import open_services
+        from equimind.app.services import open_services
 
         services = open_services(settings)
     return build_server(EquiMindEngine(services, background_indexing=True), gate)

@@ -10,11 +10,12 @@ from __future__ import annotations
 from equimind.analytics.market import MarketReport
 from equimind.analytics.price_series import PriceSeries
 from equimind.answer.record import Answer
+from equimind.app.engine import Health, Passage
 from equimind.backtest.models import BacktestReport
-from equimind.engine import Health, Passage
+from equimind.core.research import Recommendation
+from equimind.core.search import SearchResult
 from equimind.interfaces.api.models import CitationCheckOut
 from equimind.memory.records import MemorySnapshot
-from equimind.models import Recommendation, SearchResult
 from equimind.security.trace import Trace
 
 

@@ -9,9 +9,10 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from equimind.errors import ConfigError
-from equimind.models import FilterSpec, Rating
-from equimind.timeguard import as_of_filter
+from equimind.core.documents import FilterSpec
+from equimind.core.errors import ConfigError
+from equimind.core.research import Rating
+from equimind.core.timeguard import as_of_filter
 
 FORMAT_VERSION = 1
 

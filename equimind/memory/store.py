@@ -28,7 +28,10 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from equimind.errors import ConfigError
+from equimind.core.documents import sha256_hex
+from equimind.core.errors import ConfigError
+from equimind.core.research import Rating
+from equimind.core.search import EvidenceNode
 from equimind.memory.records import (
     FORMAT_VERSION,
     EvidenceEntry,
@@ -42,10 +45,9 @@ from equimind.memory.records import (
     SummaryItem,
 )
 from equimind.memory.summaries import build_summaries, period_of
-from equimind.models import EvidenceNode, Rating, sha256_hex
 
 if TYPE_CHECKING:
-    from equimind.config import Settings
+    from equimind.core.config import Settings
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

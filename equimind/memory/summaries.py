@@ -12,8 +12,8 @@ import math
 from collections.abc import Sequence
 from datetime import date, timedelta
 
-from equimind.analytics.aspects import Aspect, term_hits
-from equimind.analytics.text import TEXT_CACHE, count_financial_numbers, split_sentences
+from equimind.lexicon.aspects import Aspect, term_hits
+from equimind.lexicon.text import TEXT_CACHE, count_financial_numbers, split_sentences
 from equimind.memory.records import TOP_K, EvidenceEntry, Level, PeriodSummary, SummaryItem
 
 _MIN_WORDS, _MAX_CHARS = 6, 600

@@ -10,18 +10,19 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from equimind.agents.critic import CriticVerdict
-from equimind.agents.debate import DebateEngine
+from equimind.answer.answerability import AnswerabilityCheck, AnswerabilityVerdict
 from equimind.answer.answerer import Answerer
 from equimind.answer.record import Answer
-from equimind.answerability.analysis import AskKind
-from equimind.answerability.check import AnswerabilityCheck, AnswerabilityVerdict
+from equimind.core.research import AgenticRAGReport, Figure, JudgeSynthesis, Recommendation
+from equimind.core.search import EvidenceNode
+from equimind.core.timeguard import filter_dated
+from equimind.debate.debate import DebateEngine
 from equimind.memory.store import MemoryStore
-from equimind.models import AgenticRAGReport, EvidenceNode, Figure, JudgeSynthesis, Recommendation
+from equimind.query.analysis import AskKind
+from equimind.research.critic import CriticVerdict
 from equimind.research.events import Emitter, ResearchStage
 from equimind.research.state import RunState
 from equimind.retrieval.compressor import ContextCompressor
-from equimind.timeguard import filter_dated
 
 
 @dataclass(frozen=True)

@@ -14,15 +14,15 @@ from datetime import date
 from typing import Any
 
 from equimind.analytics.market import MarketReport, build_market_report
-from equimind.errors import EquiMindError, NotFoundError
+from equimind.core.documents import Document, FilterSpec
+from equimind.core.errors import EquiMindError, NotFoundError
+from equimind.core.timeguard import filter_dated
 from equimind.ingest.first_answer import FirstAnswerRule
 from equimind.ingest.pipeline import IngestPipeline
-from equimind.models import Document, FilterSpec
 from equimind.research.state import FetchRecord, Ingested, RunState
 from equimind.sources.sourceset import SourceSet
 from equimind.sources.to_documents import news_documents
 from equimind.store.docstore import DocStore
-from equimind.timeguard import filter_dated
 
 FILINGS_PER_KIND = {"10-K": 1, "10-Q": 1, "8-K": 3}
 # A stored filing younger than this (days before as-of) is current: a newer one cannot exist yet, so no fetch.

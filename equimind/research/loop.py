@@ -16,16 +16,18 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import date
 
-from equimind.agents.critic import CriticVerdict, RAGCriticAgent
-from equimind.agents.rewriter import QueryRewriter
-from equimind.analytics.aspects import Aspect
+from equimind.core.documents import FilterSpec
+from equimind.core.research import IterationLog
+from equimind.core.search import EvidenceNode, SearchHit, SearchResult
+from equimind.core.timeguard import as_of_filter, filter_dated
 from equimind.ingest.first_answer import CAPABILITY as DEFERRED
-from equimind.models import EvidenceNode, FilterSpec, IterationLog, SearchHit, SearchResult
+from equimind.lexicon.aspects import Aspect
+from equimind.research.critic import CriticVerdict, RAGCriticAgent
 from equimind.research.events import Emitter, ResearchStage
 from equimind.research.fetch import Fetcher
+from equimind.research.rewriter import QueryRewriter
 from equimind.research.state import FetchRecord, HitRecord, RunState, filter_log, merge_filters
 from equimind.store.docstore import DocStore
-from equimind.timeguard import as_of_filter, filter_dated
 
 SearchFn = Callable[[str, FilterSpec], SearchResult]
 Query = tuple[str, FilterSpec | None]

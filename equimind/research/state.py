@@ -11,12 +11,15 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from equimind.models import Degradations, EvidenceNode, FilterSpec, IterationLog, SearchHit
+from equimind.core.degraded import Degradations
+from equimind.core.documents import FilterSpec
+from equimind.core.research import IterationLog
+from equimind.core.search import EvidenceNode, SearchHit
 
 if TYPE_CHECKING:
     from equimind.analytics.market import MarketReport
+    from equimind.core.documents import Document
     from equimind.ingest.pipeline import IngestReport
-    from equimind.models import Document
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 Order of the stage (each discard records its reason):
 
-1. **as-of** — nodes filed after the as-of date are dropped (``equimind.timeguard``); undated nodes are kept.
+1. **as-of** — nodes filed after the as-of date are dropped (``equimind.core.timeguard``); undated nodes are kept.
 2. **exact duplicates** — MD5 of the whitespace-normalised text; the best-scoring copy is kept.
 3. **time decay** — ``score × e^(−λ·days)`` with λ = ``Settings.decay_per_day`` (0.05) and ``days`` = days from the
    node's ``filed_at`` to the as-of date (exponential forgetting, as in time-weighted retrieval; Ebbinghaus-style).
@@ -35,14 +35,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy import sparse
 
-from equimind.analytics.text import TEXT_CACHE
-from equimind.errors import ConfigError
-from equimind.models import EvidenceNode
-from equimind.protocols import Tokenizer
-from equimind.timeguard import split_by_as_of
+from equimind.core.errors import ConfigError
+from equimind.core.protocols import Tokenizer
+from equimind.core.search import EvidenceNode
+from equimind.core.timeguard import split_by_as_of
+from equimind.lexicon.text import TEXT_CACHE
 
 if TYPE_CHECKING:
-    from equimind.config import Settings
+    from equimind.core.config import Settings
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 

@@ -25,8 +25,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from equimind.models import FilterSpec
-from equimind.protocols import Vectors
+from equimind.core.documents import FilterSpec
+from equimind.core.protocols import Vectors
 from equimind.store.matrix import ExactVectorIndex
 from equimind.store.vectors import ChromaVectorStore
 

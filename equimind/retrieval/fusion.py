@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from equimind.errors import ConfigError
+from equimind.core.errors import ConfigError
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from equimind.config import RETRIEVAL_MODES, RetrievalMode, Settings
-from equimind.errors import ConfigError
+from equimind.core.config import RETRIEVAL_MODES, RetrievalMode, Settings
+from equimind.core.degraded import Degradation
+from equimind.core.documents import FilterSpec
+from equimind.core.errors import ConfigError
+from equimind.core.lru import LRU
+from equimind.core.protocols import Embedder, Reranker, Vectors
+from equimind.core.search import SearchHit, SearchResult, StageScores
+from equimind.embedding.rerank import unavailable_line
 from equimind.ingest.embed_format import (
     PRODUCT_FORMAT,
     EmbeddingStamp,
@@ -27,12 +33,8 @@ from equimind.ingest.embed_format import (
     stored_chunk_texts,
 )
 from equimind.ingest.first_answer import CAPABILITY, search_note
-from equimind.lru import LRU
-from equimind.models import Degradation, FilterSpec, SearchHit, SearchResult, StageScores
-from equimind.protocols import Embedder, Reranker, Vectors
 from equimind.retrieval.dense import dense_search
 from equimind.retrieval.fusion import rrf_fuse
-from equimind.retrieval.rerank import unavailable_line
 from equimind.store.docstore import DocStore, Passage
 from equimind.store.local_indexes import LocalIndexes
 from equimind.store.matrix import ExactVectorIndex

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from equimind.errors import ConfigError
+from equimind.core.errors import ConfigError
 from equimind.security.chain import (
     FORMAT_VERSION,
     GENESIS_HASH,
@@ -39,7 +39,7 @@ from equimind.security.chain import (
 from equimind.security.verify import AuditReport, verify_audit_log
 
 if TYPE_CHECKING:
-    from equimind.config import Settings
+    from equimind.core.config import Settings
 
 logger = logging.getLogger(__name__)
 

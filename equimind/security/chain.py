@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from equimind.errors import ConfigError, EquiMindError
+from equimind.core.errors import ConfigError, EquiMindError
 
 FORMAT_VERSION = 1
 GENESIS_HASH = "0" * 64

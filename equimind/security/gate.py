@@ -21,13 +21,13 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from equimind.errors import ConfigError
+from equimind.core.errors import ConfigError
 from equimind.security.audit import AuditLog, AuditRecord
 from equimind.security.chain import AuditError
 from equimind.security.policy import Decision, ToolPolicy, Verdict
 
 if TYPE_CHECKING:
-    from equimind.config import Settings
+    from equimind.core.config import Settings
 
 __all__ = ["AuditSink", "Decision", "Gate", "ToolDenied", "ToolPolicy", "Verdict", "audit_safe", "build_gate"]
 

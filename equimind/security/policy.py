@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from equimind.errors import ConfigError
+from equimind.core.errors import ConfigError
 from equimind.security.chain import canonical_json
 
 logger = logging.getLogger(__name__)

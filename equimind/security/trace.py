@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from equimind import __version__
-from equimind.models import sha256_hex
+from equimind.core.documents import sha256_hex
 
 if TYPE_CHECKING:
-    from equimind.config import Settings
+    from equimind.core.config import Settings
 
 CONFIG_HASH_FIELDS: tuple[str, ...] = (
     # what is embedded and how documents are cut

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from equimind.errors import NotFoundError
+from equimind.core.errors import NotFoundError
 from equimind.security.chain import (
     GENESIS_HASH,
     RECORD_FIELDS,

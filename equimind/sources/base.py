@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Protocol, runtime_checkable
 
-from equimind.errors import NotFoundError
-from equimind.models import Origin, Source
+from equimind.core.documents import Origin, Source
+from equimind.core.errors import NotFoundError
 
 PERIODIC_FORMS: tuple[str, ...] = ("10-K", "10-Q", "10-K/A", "10-Q/A", "20-F", "40-F")
 

@@ -34,7 +34,7 @@ from urllib.parse import urlencode, urlsplit
 
 import httpx
 
-from equimind.errors import ConfigError, NotFoundError, ParseError, RateLimitedError, SourceError
+from equimind.core.errors import ConfigError, NotFoundError, ParseError, RateLimitedError, SourceError
 
 log = logging.getLogger(__name__)
 

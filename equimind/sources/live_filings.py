@@ -11,10 +11,10 @@ import logging
 from collections.abc import Iterator, Sequence
 from datetime import date
 
-from equimind.errors import EquiMindError
+from equimind.core.documents import Document, Origin, Source
+from equimind.core.errors import EquiMindError
 from equimind.ingest.parse import PARSER_VERSION, parse_filing_html
 from equimind.ingest.pipeline import SourceFailure
-from equimind.models import Document, Origin, Source
 from equimind.sources.sec_edgar import SecEdgarClient
 
 log = logging.getLogger(__name__)

@@ -17,10 +17,10 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from equimind.errors import ConfigError, EquiMindError, NotFoundError
+from equimind.core.documents import Document, Origin, Source
+from equimind.core.errors import ConfigError, EquiMindError, NotFoundError
 from equimind.ingest.parse import parse_filing_html, parse_pdf
 from equimind.ingest.pipeline import SourceFailure
-from equimind.models import Document, Origin, Source
 
 if TYPE_CHECKING:
     from equimind.ingest.parse import ParsedText

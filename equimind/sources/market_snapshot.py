@@ -21,8 +21,8 @@ from datetime import date
 from functools import cached_property
 from pathlib import Path
 
-from equimind.errors import NotFoundError, ParseError
-from equimind.models import Origin, Source
+from equimind.core.documents import Origin, Source
+from equimind.core.errors import NotFoundError, ParseError
 from equimind.sources.base import (
     PERIODIC_FORMS,
     CompanyFacts,

@@ -11,6 +11,7 @@ a host that cannot be reached at all stops the run with an error naming the host
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,14 +20,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from equimind.analytics.macro import MacroClient, parse_fred_csv
-from equimind.analytics.sentiment import Lexicon
-from equimind.config import Settings
-from equimind.errors import ConfigError, EquiMindError
-from equimind.models import Origin
+from equimind.core.config import Settings
+from equimind.core.documents import Origin
+from equimind.core.errors import ConfigError, EquiMindError
+from equimind.lexicon.sentiment import Lexicon
 from equimind.sources import recorder_files as files
 from equimind.sources.base import FilingRef, normalise_ticker
 from equimind.sources.http import UnreachableError, validate_json
+from equimind.sources.macro import MacroClient, parse_fred_csv
 from equimind.sources.recorder_readme import write_readme
 from equimind.sources.recorder_records import (
     Event,
@@ -49,7 +50,7 @@ from equimind.sources.sec_edgar import (
 from equimind.sources.yahoo import YahooFinance
 
 if TYPE_CHECKING:
-    from equimind.analytics.macro import MacroClient
+    from equimind.sources.macro import MacroClient
     from equimind.sources.sec_edgar import SecEdgarClient
     from equimind.sources.yahoo import YahooFinance
 
@@ -180,7 +181,6 @@ class SnapshotRecorder:
         self._news(ticker, request, out, tally)
 
     def _submissions(self, cik: str, ticker: str, since: date, out: Path, tally: _Run) -> list[FilingRef]:
-        import json
 
         name = f"CIK{cik}.json"
         body = self._sec_bytes(f"{self.sec.data_url}/submissions/{name}")

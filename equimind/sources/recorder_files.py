@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from equimind.errors import ConfigError
+from equimind.core.errors import ConfigError
 from equimind.sources.base import FilingRef, NewsItem
 from equimind.sources.http import atomic_write
 

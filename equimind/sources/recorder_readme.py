@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from equimind import __version__
-from equimind.config import Settings
+from equimind.core.config import Settings
 from equimind.sources import recorder_files as files
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime
 from enum import StrEnum
 from pathlib import Path
 
-from equimind.errors import ConfigError
+from equimind.core.errors import ConfigError
 
 # The FRED series of the recorded corpus's macro block (../shared/corpus/macro), which the snapshot macro reader
 # serves; ``--macro`` chooses others.

@@ -23,9 +23,9 @@ from typing import Any
 
 import httpx
 
-from equimind.config import Settings
-from equimind.errors import ConfigError, NotFoundError, ParseError
-from equimind.models import Origin, Source
+from equimind.core.config import Settings
+from equimind.core.documents import Origin, Source
+from equimind.core.errors import ConfigError, NotFoundError, ParseError
 from equimind.sources.base import (
     PERIODIC_FORMS,
     CompanyFacts,

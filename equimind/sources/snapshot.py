@@ -21,11 +21,11 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from equimind.errors import EquiMindError, NotFoundError, ParseError
+from equimind.core.documents import Document, Origin, Section, Source
+from equimind.core.errors import EquiMindError, NotFoundError, ParseError
+from equimind.core.lru import LRU
 from equimind.ingest.parse import PARSER_VERSION, parse_filing_html
 from equimind.ingest.pipeline import SourceFailure
-from equimind.lru import LRU
-from equimind.models import Document, Origin, Section, Source
 
 if TYPE_CHECKING:
     from equimind.ingest.pipeline import SourceFailure

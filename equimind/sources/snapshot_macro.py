@@ -30,7 +30,10 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from equimind.analytics.macro import (
+from equimind.core.degraded import Degradation
+from equimind.core.errors import NotFoundError, ParseError
+from equimind.core.research import Figure
+from equimind.sources.macro import (
     MacroResult,
     Observation,
     Series,
@@ -38,8 +41,6 @@ from equimind.analytics.macro import (
     _series_figures,
     parse_fred_csv,
 )
-from equimind.errors import NotFoundError, ParseError
-from equimind.models import Degradation, Figure
 
 log = logging.getLogger(__name__)
 

@@ -40,8 +40,8 @@ from enum import StrEnum
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from equimind.errors import NotFoundError, ParseError
-from equimind.models import Origin, Source
+from equimind.core.documents import Origin, Source
+from equimind.core.errors import NotFoundError, ParseError
 from equimind.sources.base import NewsItem, normalise_ticker
 
 log = logging.getLogger(__name__)

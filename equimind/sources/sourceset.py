@@ -14,12 +14,12 @@ from datetime import date
 from pathlib import Path
 from typing import Protocol
 
-from equimind.analytics.macro import MacroClient, MacroSource
-from equimind.analytics.sentiment import Lexicon
-from equimind.config import Settings
-from equimind.errors import ConfigError, EquiMindError, NotFoundError
+from equimind.core.config import Settings
+from equimind.core.degraded import Degradation
+from equimind.core.documents import Document, Origin
+from equimind.core.errors import ConfigError, EquiMindError, NotFoundError
 from equimind.ingest.pipeline import SourceFailure
-from equimind.models import Degradation, Document, Origin
+from equimind.lexicon.sentiment import Lexicon
 from equimind.sources.base import (
     FactsSource,
     FilingIndexSource,
@@ -29,6 +29,7 @@ from equimind.sources.base import (
     TickerInfo,
 )
 from equimind.sources.live_filings import live_filing_documents
+from equimind.sources.macro import MacroClient, MacroSource
 from equimind.sources.market_snapshot import SnapshotPrices, SnapshotSec
 from equimind.sources.sec_edgar import SecEdgarClient
 from equimind.sources.snapshot import SnapshotFilingsSource

@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import UTC, date
 
-from equimind.models import Document, Origin, Section, Source
+from equimind.core.documents import Document, Origin, Section, Source
 from equimind.sources.base import PERIODIC_FORMS, CompanyFacts, FilingRef, NewsItem, PriceHistory, XbrlFact
 
 HEADLINE_CONCEPTS: tuple[tuple[str, str], ...] = (

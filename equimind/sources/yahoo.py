@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from equimind.config import Settings
-from equimind.errors import NotFoundError, SourceError
-from equimind.models import Origin, Source
+from equimind.core.config import Settings
+from equimind.core.documents import Origin, Source
+from equimind.core.errors import NotFoundError, SourceError
 from equimind.sources.base import CompanyProfile, NewsItem, PriceBar, PriceHistory, normalise_ticker
 from equimind.sources.yahoo_endpoint import redirected_session
 

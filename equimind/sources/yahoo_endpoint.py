@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from equimind.errors import ConfigError
+from equimind.core.errors import ConfigError
 
 YAHOO_HOSTS: tuple[str, ...] = ("query1.finance.yahoo.com", "query2.finance.yahoo.com", "fc.yahoo.com",
                                 "finance.yahoo.com", "guce.yahoo.com", "consent.yahoo.com")

@@ -26,9 +26,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from equimind.errors import ConfigError, NotFoundError
-from equimind.lru import LRU
-from equimind.models import Chunk, Document, DocumentRef, FilterSpec, Parent
+from equimind.core.documents import Chunk, Document, FilterSpec, Parent
+from equimind.core.errors import ConfigError, NotFoundError
+from equimind.core.lru import LRU
+from equimind.core.search import DocumentRef
 from equimind.store import docstore_schema as sch
 from equimind.store.docstore_deferred import DeferredEmbeddings
 from equimind.store.indexfiles import fingerprint

@@ -8,20 +8,10 @@ from collections.abc import Iterator, Sequence
 from datetime import date
 from typing import Any
 
-from equimind.errors import NotFoundError
-from equimind.lru import LRU
-from equimind.models import (
-    Chunk,
-    Document,
-    DocumentRef,
-    FilterSpec,
-    Origin,
-    PageSpan,
-    Parent,
-    Section,
-    Source,
-    date_to_int,
-)
+from equimind.core.documents import Chunk, Document, FilterSpec, Origin, PageSpan, Parent, Section, Source, date_to_int
+from equimind.core.errors import NotFoundError
+from equimind.core.lru import LRU
+from equimind.core.search import DocumentRef
 
 SCHEMA_VERSION = 1
 BATCH = 500  # ids per IN (...) query, well under SQLite's variable limit

@@ -31,8 +31,8 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from equimind.errors import ConfigError
-from equimind.models import Chunk, FilterSpec, date_to_int
+from equimind.core.documents import Chunk, FilterSpec, date_to_int
+from equimind.core.errors import ConfigError
 
 log = logging.getLogger(__name__)
 

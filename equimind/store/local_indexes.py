@@ -20,8 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from equimind.core.documents import Chunk
 from equimind.ingest.captions import captioned_texts
-from equimind.models import Chunk
 from equimind.store.docstore import DocStore
 from equimind.store.indexfiles import IndexFormatError, fingerprint
 from equimind.store.matrix import ExactVectorIndex, sort_key

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from equimind.errors import ConfigError
-from equimind.models import Chunk, FilterSpec
-from equimind.protocols import Vectors
+from equimind.core.documents import Chunk, FilterSpec
+from equimind.core.errors import ConfigError
+from equimind.core.protocols import Vectors
 from equimind.store.indexfiles import Mask, RowMeta, fingerprint, read_versioned, write_versioned
 
 log = logging.getLogger(__name__)

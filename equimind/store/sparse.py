@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import Stemmer
 
-from equimind.errors import ConfigError
-from equimind.models import Chunk, FilterSpec
+from equimind.core.documents import Chunk, FilterSpec
+from equimind.core.errors import ConfigError
 from equimind.store.indexfiles import (
     IndexFormatError,
     RowMeta,
@@ -44,7 +45,6 @@ STEMMER_LANGUAGE = "english"
 
 
 def _stemmer() -> Any:
-    import Stemmer
 
     return Stemmer.Stemmer(STEMMER_LANGUAGE)
 

@@ -17,10 +17,10 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from equimind.config import Settings
-from equimind.errors import ConfigError, SourceError
-from equimind.models import Chunk, FilterSpec, date_to_int
-from equimind.protocols import Vectors
+from equimind.core.config import Settings
+from equimind.core.documents import Chunk, FilterSpec, date_to_int
+from equimind.core.errors import ConfigError, SourceError
+from equimind.core.protocols import Vectors
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from equimind.errors import NotFoundError
-from equimind.models import EvidenceNode, Figure, Source, sha256_hex
+from equimind.core.documents import Source, sha256_hex
+from equimind.core.errors import NotFoundError
+from equimind.core.research import Figure
+from equimind.core.search import EvidenceNode
 
 K_RISK = (
     "Item 1A. Risk Factors\n"

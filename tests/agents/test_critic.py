@@ -9,7 +9,11 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from equimind.agents.critic import (
+from equimind.core.documents import Source
+from equimind.core.errors import ConfigError
+from equimind.core.search import EvidenceNode
+from equimind.lexicon.aspects import Aspect
+from equimind.research.critic import (
     NO_EVIDENCE,
     AspectStatus,
     CriticMode,
@@ -20,9 +24,6 @@ from equimind.agents.critic import (
     RAGCriticAgent,
     find_contradictions,
 )
-from equimind.analytics.aspects import Aspect
-from equimind.errors import ConfigError
-from equimind.models import EvidenceNode, Source
 
 AS_OF = date(2024, 6, 30)
 QUESTION = "Is NVIDIA's data-center growth sustainable?"

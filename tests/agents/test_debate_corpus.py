@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from equimind.agents.debate import DebateEngine
-from equimind.agents.lexicon import load_lexicon
-from equimind.config import Settings
-from equimind.models import EvidenceNode, Figure, Source, sha256_hex
+from equimind.core.config import Settings
+from equimind.core.documents import Source, sha256_hex
+from equimind.core.research import Figure
+from equimind.core.search import EvidenceNode
+from equimind.debate.debate import DebateEngine
+from equimind.lexicon.tone import load_lexicon
 
 pytestmark = pytest.mark.integration
 

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from equimind.agents.debate import DebateEngine
-from equimind.agents.lexicon import load_lexicon
-from equimind.config import Settings
-from equimind.errors import ConfigError
-from equimind.models import Recommendation, sha256_hex
+from equimind.core.config import Settings
+from equimind.core.documents import sha256_hex
+from equimind.core.errors import ConfigError
+from equimind.core.research import Recommendation
+from equimind.debate.debate import DebateEngine
+from equimind.lexicon.tone import load_lexicon
 
 AS_OF = date(2025, 9, 1)
 

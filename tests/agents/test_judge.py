@@ -6,9 +6,9 @@ from datetime import date, timedelta
 
 import pytest
 
-from equimind.agents import judge as rule
-from equimind.agents.records import ClaimKind, DraftClaim, SpanRef, Theme
-from equimind.models import Rating, Speaker
+from equimind.core.research import Rating, Speaker
+from equimind.debate import judge as rule
+from equimind.debate.records import ClaimKind, DraftClaim, SpanRef, Theme
 
 AS_OF = date(2025, 9, 1)
 

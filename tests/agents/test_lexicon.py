@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from equimind.agents.lexicon import LMCategory, load_lexicon, tone
-from equimind.errors import NotFoundError, ParseError
+from equimind.core.errors import NotFoundError, ParseError
+from equimind.lexicon.tone import LMCategory, load_lexicon, tone
 
 
 def test_loads_real_lists(lm_dir: Path) -> None:

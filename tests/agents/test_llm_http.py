@@ -18,11 +18,12 @@ from typing import Any
 
 import pytest
 
-from equimind.agents.debate import DebateEngine
-from equimind.agents.llm import LLMAnalyst, LLMRateLimitedError
-from equimind.agents.providers import LLMConfig
-from equimind.config import Settings
-from equimind.errors import RateLimitedError
+from equimind.core.config import Settings
+from equimind.core.errors import RateLimitedError
+from equimind.debate.debate import DebateEngine
+from equimind.debate.llm_analyst import LLMAnalyst
+from equimind.llm.calls import LLMRateLimitedError
+from equimind.llm.providers import LLMConfig
 
 AS_OF = date(2025, 9, 1)
 Reply = tuple[int, dict[str, str], dict[str, Any], float]  # status, headers, body, delay (s)

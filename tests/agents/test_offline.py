@@ -7,11 +7,11 @@ from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
-from equimind.agents import signals as sig
-from equimind.agents.lexicon import load_lexicon
-from equimind.agents.offline import OfflineAnalyst, figure_claims
-from equimind.citations import normalise
-from equimind.models import Figure, Speaker
+from equimind.core.citations import normalise
+from equimind.core.research import Figure, Speaker
+from equimind.debate import signals as sig
+from equimind.debate.offline import OfflineAnalyst, figure_claims
+from equimind.lexicon.tone import load_lexicon
 
 
 def _fig(name: str, value: float | None, unit: str = "", fid: str | None = None) -> Figure:

@@ -7,15 +7,15 @@ from importlib import resources
 
 import pytest
 
-from equimind.agents.prompting import PROMPT_NAMES, load_prompt, load_prompts, parse_prompt
-from equimind.errors import NotFoundError, ParseError
+from equimind.core.errors import NotFoundError, ParseError
+from equimind.llm.prompting import PROMPT_NAMES, load_prompt, load_prompts, parse_prompt
 
 
 def test_packaged_prompts_have_front_matter_and_file_hashes() -> None:
     prompts = load_prompts()
     assert set(prompts) == set(PROMPT_NAMES)
     for name, p in prompts.items():
-        raw = resources.files("equimind.agents").joinpath("prompts", f"{name}.md").read_text(encoding="utf-8")
+        raw = resources.files("equimind.llm").joinpath("prompts", f"{name}.md").read_text(encoding="utf-8")
         assert p.name == name and p.version == "1" and p.key == f"{name}@v1"
         assert p.sha256 == hashlib.sha256(raw.encode()).hexdigest()
         assert not p.text.startswith("---") and "DATA" in p.text  # evidence is framed as data, not instructions

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from equimind.agents.llm import LLMAnalyst
-from equimind.agents.providers import (
+from equimind.core.config import ProviderName, Settings
+from equimind.core.errors import ConfigError
+from equimind.debate.llm_analyst import LLMAnalyst
+from equimind.llm.providers import (
     LLMConfig,
     build_model,
     model_settings,
     parse_provider,
     resolve_api_key,
 )
-from equimind.config import ProviderName, Settings
-from equimind.errors import ConfigError
 
 
 def test_parse_provider_aliases_and_errors() -> None:

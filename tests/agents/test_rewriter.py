@@ -9,11 +9,11 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from equimind.agents.critic import CriticMode, DataKind
-from equimind.agents.rewriter import QueryRewriter
-from equimind.analytics.aspects import Aspect
-from equimind.errors import ConfigError
-from equimind.models import FilterSpec
+from equimind.core.documents import FilterSpec
+from equimind.core.errors import ConfigError
+from equimind.lexicon.aspects import Aspect
+from equimind.research.critic import CriticMode, DataKind
+from equimind.research.rewriter import QueryRewriter
 
 AS_OF = date(2024, 6, 30)
 QUESTION = "Is NVDA's data-center growth sustainable?"

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from datetime import date
 
-from equimind.analytics.aspects import Aspect, node_aspects
-from equimind.models import EvidenceNode, Source
+from equimind.core.documents import Source
+from equimind.core.search import EvidenceNode
+from equimind.lexicon.aspects import Aspect, node_aspects
 
 AS_OF = date(2024, 6, 30)
 

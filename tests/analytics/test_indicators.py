@@ -25,7 +25,7 @@ from equimind.analytics.indicators import (
     sma,
     unadjust_dividends,
 )
-from equimind.models import Origin, Source
+from equimind.core.documents import Origin, Source
 from equimind.sources.base import PriceBar, PriceHistory
 from equimind.sources.market_snapshot import SnapshotPrices
 

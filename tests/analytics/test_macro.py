@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from market_replay import ReplayServer, SleepRecorder
 
-from equimind.analytics.macro import FRED_SERIES, MacroClient, parse_fred_csv
-from equimind.config import Settings
+from equimind.core.config import Settings
+from equimind.sources.macro import FRED_SERIES, MacroClient, parse_fred_csv
 
 AS_OF = date(2025, 6, 30)
 

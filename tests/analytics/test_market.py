@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from market_replay import ReplayServer
 
-from equimind.analytics.macro import MacroClient
 from equimind.analytics.market import MarketReport, build_market_report, report_for
-from equimind.config import Settings
-from equimind.errors import NotFoundError
-from equimind.models import Document, Origin
+from equimind.core.config import Settings
+from equimind.core.documents import Document, Origin
+from equimind.core.errors import NotFoundError
+from equimind.sources.macro import MacroClient
 from equimind.sources.market_snapshot import SnapshotPrices, SnapshotSec
 from equimind.sources.sec_edgar import SecEdgarClient
 from equimind.sources.sourceset import open_sources

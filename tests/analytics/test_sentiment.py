@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from equimind.analytics.sentiment import (
+from equimind.core.errors import NotFoundError
+from equimind.lexicon.sentiment import (
     Lexicon,
     compare_sections,
     extract_risk_factors,
     headline_tone,
     score_text,
 )
-from equimind.errors import NotFoundError
 from equimind.sources.filing_text import html_to_text
 
 

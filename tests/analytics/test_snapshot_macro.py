@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from equimind.analytics.macro import MacroSource
-from equimind.errors import ParseError
+from equimind.core.errors import ParseError
+from equimind.sources.macro import MacroSource
 from equimind.sources.snapshot_macro import SNAPSHOT_SERIES, SnapshotMacro, read_fred_file
 
 MACRO_IDS = {"macro_cpi", "macro_cpi_yoy", "macro_unemployment", "macro_fed_funds", "macro_real_gdp_growth",

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from equimind.analytics.market import MarketReport, report_for
-from equimind.config import Settings
-from equimind.models import Document, Origin
+from equimind.core.config import Settings
+from equimind.core.documents import Document, Origin
 from equimind.sources.snapshot_macro import SnapshotMacro
 from equimind.sources.snapshot_news import SnapshotNews
 from equimind.sources.sourceset import open_sources

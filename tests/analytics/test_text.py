@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from equimind.analytics.text import salient_terms, topic_terms
+from equimind.lexicon.text import salient_terms, topic_terms
 
 QUESTION = "Is NVIDIA's data-center growth sustainable?"
 

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from equimind.answer.answerer import Answerer
-from equimind.config import Settings
-from equimind.models import FilterSpec, SearchHit
+from equimind.core.config import Settings
+from equimind.core.documents import FilterSpec
+from equimind.core.search import SearchHit
 
 AS_OF = date(2025, 9, 30)
 
@@ -35,10 +36,10 @@ TOP_K = 20  # hits handed to the answerer (the hash embedder ranks worse than th
 
 
 def open_hash_services(home: Path, corpus: Path) -> Any:
+    from equimind.app.services import open_services
+    from equimind.embedding.embed import HashEmbedder
+    from equimind.embedding.rerank import FixedScoreReranker
     from equimind.ingest.tokens import WhitespaceTokenizer
-    from equimind.retrieval.embed import HashEmbedder
-    from equimind.retrieval.rerank import FixedScoreReranker
-    from equimind.services import open_services
 
     return open_services(Settings(home=home, snapshot=corpus), embedder=HashEmbedder(),
                          reranker=FixedScoreReranker({}, unavailable="no cross-encoder in tests"),
@@ -63,7 +64,7 @@ def facts(corpus_dir: Path) -> Any:
 
 @pytest.fixture()
 def search(nvda_services: Any) -> Callable[[str], list[SearchHit]]:
-    from equimind.engine import EquiMindEngine
+    from equimind.app.engine import EquiMindEngine
 
     engine = EquiMindEngine(nvda_services)
     return lambda q: engine.search(q, FilterSpec(tickers=("NVDA",)), top_k=TOP_K).hits

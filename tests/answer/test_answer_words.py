@@ -7,10 +7,10 @@ import Stemmer
 
 from equimind.answer.acronyms import acronym_groups, common_noun_acronyms, defined_acronyms
 from equimind.answer.extract import extract
-from equimind.answer.periods import PeriodKind, find_periods
-from equimind.answer.question import analyse_question
-from equimind.answerability.analysis import Subject, name_words
-from equimind.answerability.vocabulary import either_pairs
+from equimind.lexicon.vocabulary import either_pairs
+from equimind.query.analysis import Subject, name_words
+from equimind.query.periods import PeriodKind, find_periods
+from equimind.query.question import analyse_question
 from tests.answer.conftest import sentence_units
 
 STEM = Stemmer.Stemmer("english")

@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 
 from equimind.answer.answerer import Answerer
-from equimind.answer.record import NO_VALUE_OF_TYPE_TEXT, AnswerKind, Method, RefusalReason, Support
-from equimind.citations import verify_citation
-from equimind.errors import ConfigError
-from equimind.models import SearchHit
+from equimind.answer.record import NO_VALUE_OF_TYPE_TEXT, Method, RefusalReason, Support
+from equimind.core.citations import verify_citation
+from equimind.core.errors import ConfigError
+from equimind.core.search import SearchHit
+from equimind.query.kinds import AnswerKind
 
 pytestmark = pytest.mark.integration
 AS_OF = date(2025, 9, 30)

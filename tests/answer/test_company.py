@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from equimind.answer.company import candidates, core_name, resolve_company
-from equimind.errors import ConfigError, NotFoundError
+from equimind.core.errors import ConfigError, NotFoundError
+from equimind.query.company import candidates, core_name, resolve_company
 from equimind.sources.market_snapshot import SnapshotSec
 
 

@@ -8,10 +8,12 @@ from typing import Any
 
 import pytest
 
-from equimind.answer.computed import asked_decimals, compute, find_formula
-from equimind.answer.concepts import METRICS
+from equimind.answer.computed import compute
 from equimind.answer.lines import StatementLines, XbrlLines, cell_number, label_names, years_above
 from equimind.answer.record import Method
+from equimind.lexicon.concepts import METRICS
+from equimind.lexicon.formulas import find_formula
+from equimind.query.figure_asks import asked_decimals
 
 METRIC = {m.key: m for m in METRICS}
 
@@ -200,7 +202,7 @@ def test_a_row_under_its_own_year_header_wins_over_a_year_line_read_from_above()
 
 
 def test_a_change_ask_states_each_year_and_the_change() -> None:
-    from equimind.answer.computed import asks_each_year
+    from equimind.query.figure_asks import asks_each_year
 
     ask = "How much has the effective tax rate of American Express changed between FY2021 and FY2022?"
     match = find_formula(ask)
@@ -236,7 +238,9 @@ def test_a_reported_line_is_stated_in_the_asked_unit_or_as_printed() -> None:
 
 
 def test_a_yes_no_ask_about_a_direction_compares_two_years() -> None:
-    from equimind.answer.computed import FormulaMatch, metric_formula, trend, trend_word
+    from equimind.answer.computed import trend
+    from equimind.lexicon.formulas import FormulaMatch, metric_formula
+    from equimind.query.figure_asks import trend_word
 
     assert trend_word("Has Microsoft increased its debt on balance sheet between FY2023 and FY2022?") == "up"
     assert trend_word("Was there any drop in cash between FY2023 and FY2024?") == "down"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import Stemmer
 
 from equimind.answer.extract import extract
-from equimind.answer.question import analyse_question
-from equimind.answerability.analysis import Subject, name_words
+from equimind.query.analysis import Subject, name_words
+from equimind.query.question import analyse_question
 from tests.answer.conftest import sentence_units
 
 STEM = Stemmer.Stemmer("english")
@@ -70,8 +70,8 @@ def test_names_metric_takes_statement_qualifiers_only() -> None:
 
 
 def test_a_row_is_stated_in_the_unit_the_question_asks() -> None:
-    from equimind.answer.question import asked_scale
     from equimind.answer.units import document_rows
+    from equimind.query.question import asked_scale
 
     assert asked_scale("What is X's FY2020 cash flow from operations? Answer in USD millions.") == 1e6
     assert asked_scale("What is the net PP&E (in USD billions)?") == 1e9

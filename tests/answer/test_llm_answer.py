@@ -19,8 +19,9 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from equimind.answer.answerer import Answerer
 from equimind.answer.llm_answer import LLMAnswerer
 from equimind.answer.record import Method, RefusalReason, Support
-from equimind.citations import verify_citation
-from equimind.models import Document, EvidenceNode, Origin, Source, sha256_hex
+from equimind.core.citations import verify_citation
+from equimind.core.documents import Document, Origin, Source, sha256_hex
+from equimind.core.search import EvidenceNode
 
 pytestmark = pytest.mark.integration
 AS_OF = date(2025, 9, 30)
@@ -140,8 +141,8 @@ def planted_store(tmp_path: Path, corpus_dir: Path) -> Any:
 
 
 def _planted_hits(services: Any) -> list[Any]:
-    from equimind.engine import EquiMindEngine
-    from equimind.models import FilterSpec
+    from equimind.app.engine import EquiMindEngine
+    from equimind.core.documents import FilterSpec
 
     return EquiMindEngine(services).search("Acme data center revenue fiscal 2025", FilterSpec(tickers=("ACME",))).hits
 

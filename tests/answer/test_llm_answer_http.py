@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from equimind.agents.providers import LLMConfig
 from equimind.answer.answerer import Answerer
 from equimind.answer.llm_answer import LLMAnswerer
 from equimind.answer.record import Method, Support
-from equimind.config import Settings
+from equimind.core.config import Settings
+from equimind.llm.providers import LLMConfig
 from tests.agents.test_llm_http import completion, serve  # noqa: F401  (serve is a fixture)
 from tests.answer.test_llm_answer import QUESTION, ROW, table_hits  # noqa: F401  (table_hits is a fixture)
 

@@ -11,10 +11,10 @@ import pytest
 import Stemmer
 
 from equimind.answer.extract import extract
-from equimind.answer.question import analyse_question
 from equimind.answer.similarity import UnitSimilarity
-from equimind.answerability.analysis import Subject, name_words
-from equimind.errors import ConfigError
+from equimind.core.errors import ConfigError
+from equimind.query.analysis import Subject, name_words
+from equimind.query.question import analyse_question
 from tests.answer.conftest import sentence_units
 
 STEM = Stemmer.Stemmer("english")

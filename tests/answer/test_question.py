@@ -6,11 +6,11 @@ from datetime import date
 
 import pytest
 
-from equimind.answer.concepts import find_metrics
-from equimind.answer.periods import PeriodKind, find_periods
-from equimind.answer.question import analyse_question
-from equimind.answer.record import AnswerKind
-from equimind.answerability.analysis import Subject, name_words
+from equimind.lexicon.concepts import find_metrics
+from equimind.query.analysis import Subject, name_words
+from equimind.query.kinds import AnswerKind
+from equimind.query.periods import PeriodKind, find_periods
+from equimind.query.question import analyse_question
 
 NVDA = Subject("NVDA", name_words("NVDA", "NVIDIA CORP"))
 AAPL = Subject("AAPL", name_words("AAPL", "Apple Inc."))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import Stemmer
 
 from equimind.answer.extract import holds_term
-from equimind.answerability.analysis import stem_sets
-from equimind.answerability.vocabulary import Term, content_terms, expand_terms
+from equimind.lexicon.vocabulary import Term, content_terms, expand_terms
+from equimind.query.analysis import stem_sets
 
 STEM = Stemmer.Stemmer("english")
 
@@ -62,7 +62,7 @@ def test_prefix_matching_equals_the_definition_on_random_words() -> None:
 
 
 def test_the_asked_metric_is_one_term_held_by_any_line_name_of_it() -> None:
-    from equimind.answer.concepts import METRIC_VERBS, find_metrics
+    from equimind.lexicon.concepts import METRIC_VERBS, find_metrics
 
     def terms(ask: str, words: list[str]) -> list[Term]:
         m = find_metrics(ask)[0]

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from equimind.answer.concepts import METRICS
 from equimind.answer.fiscal import FiscalCalendar
-from equimind.answer.periods import Period, PeriodKind
 from equimind.answer.xbrl_answer import xbrl_answer
+from equimind.lexicon.concepts import METRICS
+from equimind.query.periods import Period, PeriodKind
 
 METRIC = {m.key: m for m in METRICS}
 FY2024 = Period(PeriodKind.FISCAL_YEAR, "fiscal 2024", fiscal_year=2024)
@@ -79,8 +79,8 @@ def test_a_fiscal_year_that_has_not_ended_by_the_as_of_date_is_not_reported_yet(
 def test_balance_sheet_and_cost_lines_of_the_concept_map_answer_from_their_concepts(facts: Any) -> None:
     """Inventories, current assets / liabilities, net PP&E, accounts payable (instants at the fiscal year end) and
     cost of revenue (a flow) each come from their own us-gaap concept, not from a wider one."""
-    from equimind.answer.question import analyse_question
-    from equimind.answerability.analysis import Subject, name_words
+    from equimind.query.analysis import Subject, name_words
+    from equimind.query.question import analyse_question
 
     apple = Subject("AAPL", name_words("AAPL", "Apple Inc."))
     cf = facts.company_facts("AAPL")

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from equimind.answerability.analysis import (
+from equimind.query.analysis import (
     ADVICE_WORDS,
     FRAME_WORDS,
     FUNCTION_WORDS,

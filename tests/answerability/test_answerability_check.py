@@ -11,10 +11,10 @@ import Stemmer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from equimind.answerability.analysis import Subject, analyse, name_words, stem_sets
-from equimind.answerability.check import AnswerabilityCheck, judge
-from equimind.answerability.index import DocTerms, scope_stats
-from equimind.models import Chunk, Document, Origin, Parent, Source
+from equimind.answer.answerability import AnswerabilityCheck, judge
+from equimind.answer.term_index import DocTerms, scope_stats
+from equimind.core.documents import Chunk, Document, Origin, Parent, Source
+from equimind.query.analysis import Subject, analyse, name_words, stem_sets
 from equimind.store.docstore import DocStore
 
 STEM = Stemmer.Stemmer("english")
@@ -145,7 +145,7 @@ def test_check_respects_as_of_and_compared_companies(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("as_of", [date(2024, 12, 31), date(2025, 12, 31)])
 def test_evidence_coverage_is_logged(tmp_path: Path, as_of: date) -> None:
-    from equimind.models import EvidenceNode
+    from equimind.core.search import EvidenceNode
 
     node = EvidenceNode(id="n", doc_id="x", start=0, end=10, text=PASSAGES[0], ticker="ACME", company="Acme",
                         source=Source.LOCAL, form="10-K", filed_at=date(2024, 2, 1), section=None, score=1.0,
@@ -155,7 +155,7 @@ def test_evidence_coverage_is_logged(tmp_path: Path, as_of: date) -> None:
 
 
 def test_a_term_is_present_where_a_phrase_of_its_vocabulary_group_is() -> None:
-    from equimind.answerability.vocabulary import stem_alternatives
+    from equimind.lexicon.vocabulary import stem_alternatives
 
     passages = ["The board authorized a new share repurchase program of $25 billion in May 2024.",
                 "Acme returned cash to shareholders through dividends."]

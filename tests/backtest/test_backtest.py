@@ -22,10 +22,10 @@ import pytest
 from equimind.backtest.models import BacktestReport, BacktestRequest
 from equimind.backtest.runner import Backtester
 from equimind.backtest.store import BacktestStore
-from equimind.config import Settings
+from equimind.core.config import Settings
+from equimind.embedding.embed import HashEmbedder
+from equimind.embedding.rerank import FixedScoreReranker
 from equimind.ingest.tokens import WhitespaceTokenizer
-from equimind.retrieval.embed import HashEmbedder
-from equimind.retrieval.rerank import FixedScoreReranker
 
 pytestmark = pytest.mark.integration
 

@@ -12,7 +12,7 @@ import pytest
 
 from equimind.analytics.indicators import unadjust_dividends
 from equimind.backtest.pit import PointInTimeCorpus, filter_companyfacts, filter_submissions, pit_price_rows
-from equimind.errors import ConfigError
+from equimind.core.errors import ConfigError
 
 DAYS = [date(2024, 1, 1) + timedelta(days=i) for i in range(10)]
 RAW = [100.0, 102.0, 101.0, 103.0, 104.0, 52.5, 53.0, 52.0, 54.0, 55.0]  # as traded; 2-for-1 split on day 5

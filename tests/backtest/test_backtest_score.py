@@ -13,8 +13,9 @@ from equimind.backtest.report import build_caveats, build_table
 from equimind.backtest.score import benchmark_returns, equity_curve, period_returns, traded_close
 from equimind.backtest.stats import Decision, summarise_backtest
 from equimind.backtest.store import BacktestStore, Prediction
-from equimind.errors import ConfigError, NotFoundError
-from equimind.models import Origin, Rating, Source
+from equimind.core.documents import Origin, Source
+from equimind.core.errors import ConfigError, NotFoundError
+from equimind.core.research import Rating
 from equimind.sources.base import PriceBar, PriceHistory
 
 

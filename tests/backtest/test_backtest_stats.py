@@ -26,9 +26,9 @@ from equimind.backtest.stats import (
     summarise_backtest,
     windows_overlap,
 )
+from equimind.core.research import Rating
 from equimind.evaluation.metrics import BootstrapCI
 from equimind.evaluation.report import dumps
-from equimind.models import Rating
 
 R = Rating
 D0 = date(2024, 1, 2)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from datetime import date
 
-from equimind.answer.record import Answer, AnswerKind, AnswerSentence, Method, Quote, StatedValue, Support
+from equimind.answer.record import Answer, AnswerSentence, Method, Quote, StatedValue, Support
 from equimind.evaluation.answer_probe import gold_numbers, judge, misses, tally, wilson
 from equimind.evaluation.golden import GoldenQuestion, GoldQuote, ResolvedSpan
+from equimind.query.kinds import AnswerKind
 
 GOLD = (GoldQuote("NVDA", "10-K", date(2025, 2, 26), "q"),)
 

@@ -5,21 +5,12 @@ from __future__ import annotations
 
 from datetime import date
 
-from equimind.answer.record import (
-    Answer,
-    AnswerKind,
-    AnswerSentence,
-    Method,
-    PassageRead,
-    Quote,
-    Refusal,
-    RefusalReason,
-    Support,
-)
-from equimind.answerability.analysis import Subject
+from equimind.answer.record import Answer, AnswerSentence, Method, PassageRead, Quote, Refusal, RefusalReason, Support
+from equimind.core.documents import Document, Origin, PageSpan, Source, sha256_hex
 from equimind.evaluation.answer_probe import gold_numbers
 from equimind.evaluation.answer_quality import _subjects, fb_tally, judge_fb, number_found, numbers_in
-from equimind.models import Document, Origin, PageSpan, Source, sha256_hex
+from equimind.query.analysis import Subject
+from equimind.query.kinds import AnswerKind
 
 TEXT = ("Cash flows\nPurchases of property, plant and equipment (PP&E) (1,577) (1,373)\n"
         "Page two text about dividends of $3,193 million.")

@@ -6,6 +6,9 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from equimind.core.documents import Origin, Source, sha256_hex
+from equimind.core.research import Citation, Claim, Figure, Recommendation, Speaker
+from equimind.core.search import DocumentRef
 from equimind.evaluation.answers import (
     AnswerTally,
     check_citations,
@@ -14,7 +17,6 @@ from equimind.evaluation.answers import (
     stable_json,
 )
 from equimind.evaluation.golden import load_golden
-from equimind.models import Citation, Claim, DocumentRef, Figure, Origin, Recommendation, Source, Speaker, sha256_hex
 
 TEXT = "Revenue grew 10% in 2024. Margins fell."
 
@@ -54,7 +56,8 @@ def test_citations_valid_only_when_offsets_and_hash_match() -> None:
 
 
 def test_a_direct_answers_quotes_are_checked_like_citations() -> None:
-    from equimind.answer.record import Answer, AnswerKind, AnswerSentence, Method, Quote, Support
+    from equimind.answer.record import Answer, AnswerSentence, Method, Quote, Support
+    from equimind.query.kinds import AnswerKind
 
     def answered(start: int) -> Recommendation:
         quote = Quote(doc_id="d", start=start, end=start + 16, text="Revenue grew 10%", doc_sha256=sha256_hex(TEXT))
@@ -95,7 +98,7 @@ def test_sample_takes_all_absent_and_n_per_ticker() -> None:
 def test_the_evaluation_engines_run_the_offline_analyst_with_a_typed_provider(tmp_path: Path,
                                                                               monkeypatch: Any) -> None:
     """Settings.model_copy does not validate: a plain "offline" string once reached the LLM factory and failed."""
-    from equimind.config import ProviderName, Settings
+    from equimind.core.config import ProviderName, Settings
     from equimind.evaluation import answer_quality
     from equimind.evaluation.answers import _open_engine
 

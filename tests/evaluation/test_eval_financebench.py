@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from equimind.core.documents import Document, Origin, PageSpan, Source
+from equimind.core.search import DocumentRef, SearchHit, StageScores
 from equimind.evaluation.financebench import build_queries, doc_ids_by_name, load_doc_meta, load_questions
-from equimind.models import Document, DocumentRef, Origin, PageSpan, SearchHit, Source, StageScores
 
 
 def _doc(name: str, company: str, year: str) -> Document:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from equimind.core.documents import Document
 from equimind.evaluation.golden import (
     QTYPES,
     ResolvedSpan,
@@ -21,7 +22,6 @@ from equimind.evaluation.golden import (
     resolve,
     snapshot_documents,
 )
-from equimind.models import Document
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +97,7 @@ def test_find_all_overlapping() -> None:
 
 
 def test_filing_key_needs_ticker_and_date() -> None:
-    from equimind.models import Origin, Source
+    from equimind.core.documents import Origin, Source
 
     doc = Document(id="x", source_key="x", ticker="AAPL", cik=None, company=None, source=Source.SEC_EDGAR,
                    origin=Origin.SNAPSHOT, form="10-K", filed_at=date(2024, 11, 1), period_end=None, url=None,

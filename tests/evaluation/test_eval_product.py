@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from equimind.config import Settings
-from equimind.engine import EquiMindEngine
+from equimind.app.engine import EquiMindEngine
+from equimind.core.config import Settings
+from equimind.embedding.embed import HashEmbedder
+from equimind.embedding.rerank import FixedScoreReranker
 from equimind.evaluation.golden import build_queries, load_golden, run_golden
 from equimind.evaluation.runner import open_variant_store, stored_documents
 from equimind.ingest.tokens import WhitespaceTokenizer
-from equimind.retrieval.embed import HashEmbedder
-from equimind.retrieval.rerank import FixedScoreReranker
 
 pytestmark = pytest.mark.integration
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from equimind.core.research import Rating
 from equimind.evaluation.report import (
     corpus_signature,
     dumps,
@@ -25,7 +26,6 @@ from equimind.evaluation.report import (
     utc_timestamp,
     write_json,
 )
-from equimind.models import Rating
 
 
 def _git(repo: Path, *args: str) -> str:

@@ -6,20 +6,11 @@ from datetime import date
 
 import pytest
 
+from equimind.core.documents import Chunk, Document, FilterSpec, Origin, Source
+from equimind.core.search import DocumentRef, SearchHit, SearchResult, StageScores
 from equimind.evaluation.metrics import Judgement
 from equimind.evaluation.runner import EvalQuery, compare, evaluate, run_arm, variant_format
 from equimind.ingest.embed_format import embed_text_for
-from equimind.models import (
-    Chunk,
-    Document,
-    DocumentRef,
-    FilterSpec,
-    Origin,
-    SearchHit,
-    SearchResult,
-    Source,
-    StageScores,
-)
 
 
 def _hit(rank: int, doc: str, start: int) -> SearchHit:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from equimind.config import Settings
+from equimind.core.config import Settings
+from equimind.core.documents import Document, Origin, Section, Source
+from equimind.embedding.embed import HashEmbedder
+from equimind.embedding.rerank import FixedScoreReranker
 from equimind.evaluation.runner import open_variant_store
 from equimind.ingest.tokens import WhitespaceTokenizer
-from equimind.models import Document, Origin, Section, Source
-from equimind.retrieval.embed import HashEmbedder
-from equimind.retrieval.rerank import FixedScoreReranker
 
 pytestmark = pytest.mark.integration
 

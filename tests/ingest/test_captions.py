@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from equimind.engine import doc_ref
+from equimind.app.engine import doc_ref
+from equimind.core.documents import Chunk, Document, Origin, PageSpan, Source
+from equimind.core.search import DocumentRef
 from equimind.ingest.captions import caption_at, caption_of, statement_captions, title_kind
 from equimind.ingest.embed_format import EmbedFormat, embed_text_for, stored_chunk_texts
-from equimind.models import Chunk, Document, DocumentRef, Origin, PageSpan, Source
 
 
 def make_doc(text: str, pages: tuple[PageSpan, ...] = ()) -> Document:
@@ -171,10 +172,10 @@ def test_a_balance_sheet_question_finds_the_row_through_bm25_and_an_old_index_is
     saved in the format before captions is not read: it is rebuilt."""
     import json
 
-    from equimind.config import Settings
+    from equimind.app.services import open_services
+    from equimind.core.config import Settings
+    from equimind.embedding.embed import HashEmbedder
     from equimind.ingest.tokens import WhitespaceTokenizer
-    from equimind.retrieval.embed import HashEmbedder
-    from equimind.services import open_services
     from equimind.store.indexfiles import FORMAT_FILE
     from equimind.store.sparse import FORMAT_VERSION, BM25Index
 

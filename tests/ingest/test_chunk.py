@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from equimind.errors import ConfigError
+from equimind.core.documents import Chunk, Document, Origin, PageSpan, Parent, Section, Source
+from equimind.core.errors import ConfigError
 from equimind.ingest.chunk import ParentChildChunker, cut_points, embedding_text
 from equimind.ingest.tokens import WhitespaceTokenizer
-from equimind.models import Chunk, Document, Origin, PageSpan, Parent, Section, Source
 
 WS = WhitespaceTokenizer()
 

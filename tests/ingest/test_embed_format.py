@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from equimind.errors import ConfigError
+from equimind.app.services import Services
+from equimind.core.documents import Chunk, Document, Origin, Source
+from equimind.core.errors import ConfigError
 from equimind.ingest.chunk import embedding_text
 from equimind.ingest.embed_format import (
     PRODUCT_FORMAT,
@@ -15,8 +17,6 @@ from equimind.ingest.embed_format import (
     parse_format,
     read_stamp,
 )
-from equimind.models import Chunk, Document, Origin, Source
-from equimind.services import Services
 
 TEXT = "Item 7. MD&A\nRevenue grew 114%."
 DOC = Document(id="d", source_key="k", ticker="NVDA", cik=None, company=None, source=Source.SEC_EDGAR,

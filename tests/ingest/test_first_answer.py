@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from equimind.config import Settings
+from equimind.core.config import Settings
+from equimind.core.documents import Chunk, Document, Origin, Section, Source
 from equimind.ingest.first_answer import CAPABILITY, MIN_DEFER_CHUNKS, FirstAnswerRule
-from equimind.models import Chunk, Document, Origin, Section, Source
 
 pytestmark = pytest.mark.integration
 
@@ -37,9 +37,9 @@ def _filing(ticker: str = "TST", words_per_section: int = 1200, form: str = "10-
 
 
 def _services(home: Path, **overrides: object):  # type: ignore[no-untyped-def]
+    from equimind.app.services import open_services
+    from equimind.embedding.embed import HashEmbedder
     from equimind.ingest.tokens import WhitespaceTokenizer
-    from equimind.retrieval.embed import HashEmbedder
-    from equimind.services import open_services
 
     return open_services(Settings(home=home, child_tokens=50, parent_tokens=200, **overrides),  # type: ignore[arg-type]
                          embedder=HashEmbedder(), tokenizer=WhitespaceTokenizer())

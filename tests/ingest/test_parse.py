@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from equimind.errors import ParseError
+from equimind.core.errors import ParseError
 from equimind.ingest.parse import Block, assemble, parse_filing_html, parse_pdf
 from equimind.ingest.parse_sections import detect_sections, tidy_title
 from equimind.ingest.parse_tables import render_grid

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from equimind.config import Settings
+from equimind.core.config import Settings
+from equimind.core.documents import Document, Origin, Section, Source
 from equimind.ingest.pipeline import SourceFailure
-from equimind.models import Document, Origin, Section, Source
 
 pytestmark = pytest.mark.integration
 
@@ -31,9 +31,9 @@ def _doc(i: int, words: int = 900) -> Document:
 
 
 def _services(home: Path):  # type: ignore[no-untyped-def]
+    from equimind.app.services import open_services
+    from equimind.embedding.embed import HashEmbedder
     from equimind.ingest.tokens import WhitespaceTokenizer
-    from equimind.retrieval.embed import HashEmbedder
-    from equimind.services import open_services
 
     return open_services(Settings(home=home, child_tokens=50, parent_tokens=200), embedder=HashEmbedder(),
                          tokenizer=WhitespaceTokenizer())
@@ -69,7 +69,7 @@ _CHILD = textwrap.dedent("""
     sys.path.insert(0, {tests!r})
     from pathlib import Path
     from ingest.test_pipeline import _doc, _services
-    from equimind.retrieval.embed import HashEmbedder
+    from equimind.embedding.embed import HashEmbedder
 
     class SlowEmbedder(HashEmbedder):
         def embed(self, texts):

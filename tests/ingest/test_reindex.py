@@ -11,8 +11,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from equimind.config import Settings
-from equimind.errors import ConfigError
+from equimind.app.services import Services, open_services
+from equimind.core.config import Settings
+from equimind.core.documents import Document, Origin, Section, Source
+from equimind.core.errors import ConfigError
+from equimind.embedding.embed import HashEmbedder
 from equimind.ingest.chunk import embedding_text
 from equimind.ingest.embed_format import (
     PRODUCT_FORMAT,
@@ -20,11 +23,8 @@ from equimind.ingest.embed_format import (
     EmbedFormat,
     read_stamp,
 )
-from equimind.ingest.reindex import Reindexer
 from equimind.ingest.tokens import WhitespaceTokenizer
-from equimind.models import Document, Origin, Section, Source
-from equimind.retrieval.embed import HashEmbedder
-from equimind.services import Services, open_services
+from equimind.store.reindex import Reindexer
 
 PRODUCT = PRODUCT_FORMAT.value
 
@@ -169,8 +169,8 @@ def test_reindex_of_an_empty_store_only_stamps_it(tmp_path: Path) -> None:
 
 
 def test_health_reports_the_stamp_and_a_mismatch_until_reindexed(tmp_path: Path) -> None:
-    from equimind.engine import EquiMindEngine
-    from equimind.retrieval.rerank import FixedScoreReranker
+    from equimind.app.engine import EquiMindEngine
+    from equimind.embedding.rerank import FixedScoreReranker
 
     _legacy_store(tmp_path / "h")
     s = _services(tmp_path / "h")

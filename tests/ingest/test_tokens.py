@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from equimind.errors import ConfigError
+from equimind.core.errors import ConfigError
+from equimind.core.protocols import Tokenizer
 from equimind.ingest.tokens import HFTokenizer, WhitespaceTokenizer
-from equimind.protocols import Tokenizer
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from interfaces_fakes import copy_home, ingest
 
-from equimind.config import Settings
+from equimind.core.config import Settings
 
 
 @pytest.fixture(scope="session")

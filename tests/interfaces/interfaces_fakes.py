@@ -16,11 +16,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from equimind.config import Settings
+from equimind.app.services import Services, open_services
+from equimind.core.config import Settings
+from equimind.embedding.embed import HashEmbedder
+from equimind.embedding.rerank import FixedScoreReranker
 from equimind.ingest.tokens import WhitespaceTokenizer
-from equimind.retrieval.embed import HashEmbedder
-from equimind.retrieval.rerank import FixedScoreReranker
-from equimind.services import Services, open_services
 
 AUDIT_KEY = "interfaces-test-audit-key-0123456789"
 AS_OF = "2025-06-30"  # after NVDA's recorded 10-K (filed 2025-02-26), inside the recorded price history

@@ -13,8 +13,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from interfaces_fakes import fake_services
 
-from equimind.config import Settings
-from equimind.errors import EquiMindError
+from equimind.core.config import Settings
+from equimind.core.errors import EquiMindError
 from equimind.interfaces.mcp_server import run_stdio
 
 

@@ -17,7 +17,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from equimind import __version__
-from equimind.config import Settings
+from equimind.core.config import Settings
 from equimind.ingest.embed_format import PRODUCT_FORMAT
 from equimind.security.trace import config_hash, corpus_signature
 from equimind.security.verify import verify_audit_log

@@ -9,12 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from equimind.config import Settings
-from equimind.errors import ConfigError
+from equimind.core.config import Settings
+from equimind.core.documents import Source
+from equimind.core.errors import ConfigError
+from equimind.core.research import Rating
+from equimind.core.search import EvidenceNode
 from equimind.memory.records import TOP_K, EvidenceEntry, Level
 from equimind.memory.store import MemoryStore
 from equimind.memory.summaries import build_summaries, period_of, sentence_score
-from equimind.models import EvidenceNode, Rating, Source
 
 
 def node(nid: str, text: str, filed: date | None, form: str = "10-Q", score: float = 0.0,

@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from equimind.config import Settings
-from equimind.engine import EquiMindEngine
+from equimind.app.engine import EquiMindEngine
+from equimind.core.config import Settings
 
 
 @pytest.fixture()
 def make_engine(tmp_path: Path, corpus_dir: Path) -> Callable[..., EquiMindEngine]:
+    from equimind.app.services import open_services
+    from equimind.embedding.embed import HashEmbedder
+    from equimind.embedding.rerank import FixedScoreReranker
     from equimind.ingest.tokens import WhitespaceTokenizer
-    from equimind.retrieval.embed import HashEmbedder
-    from equimind.retrieval.rerank import FixedScoreReranker
-    from equimind.services import open_services
 
     def make(home: Path | None = None, corpus: Path | None = None, **overrides: object) -> EquiMindEngine:
         settings = Settings(home=home or tmp_path / "home", snapshot=corpus or corpus_dir, **overrides)

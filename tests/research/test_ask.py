@@ -9,8 +9,8 @@ from datetime import date
 import pytest
 
 from equimind.answer.record import Method, RefusalReason, Support
-from equimind.engine import EquiMindEngine
-from equimind.errors import ConfigError, NotFoundError
+from equimind.app.engine import EquiMindEngine
+from equimind.core.errors import ConfigError, NotFoundError
 
 AS_OF = date(2025, 9, 30)
 

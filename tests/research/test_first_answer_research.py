@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from equimind.engine import EquiMindEngine
+from equimind.app.engine import EquiMindEngine
+from equimind.core.research import Recommendation
 from equimind.ingest.first_answer import CAPABILITY
-from equimind.models import Recommendation
 
 pytestmark = pytest.mark.integration
 Q, AS_OF = "Should I invest in NVIDIA?", date(2025, 9, 30)

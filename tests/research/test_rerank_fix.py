@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from equimind.config import Settings
-from equimind.engine import EquiMindEngine
+from equimind.app.engine import EquiMindEngine
+from equimind.core.config import Settings
 
 pytestmark = pytest.mark.integration
 
@@ -17,9 +17,9 @@ FIX = f" — run `equimind models pull {MODEL}`"
 
 
 def test_every_rerank_degradation_names_the_pull_command(tmp_path: Path, corpus_dir: Path) -> None:
+    from equimind.app.services import open_services
+    from equimind.embedding.embed import HashEmbedder
     from equimind.ingest.tokens import WhitespaceTokenizer
-    from equimind.retrieval.embed import HashEmbedder
-    from equimind.services import open_services
 
     settings = Settings(home=tmp_path / "home", snapshot=corpus_dir)  # nothing pulled into home/models
     engine = EquiMindEngine(open_services(settings, embedder=HashEmbedder(), tokenizer=WhitespaceTokenizer()))

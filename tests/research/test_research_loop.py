@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from equimind.errors import ConfigError, NotFoundError
+from equimind.core.errors import ConfigError, NotFoundError
 
 pytestmark = pytest.mark.integration
 

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from equimind.config import Settings
-from equimind.models import Chunk, Document, Origin, PageSpan, Parent, Section, Source, date_to_int
-from equimind.retrieval.embed import HashEmbedder
+from equimind.core.config import Settings
+from equimind.core.documents import Chunk, Document, Origin, PageSpan, Parent, Section, Source, date_to_int
+from equimind.embedding.embed import HashEmbedder
 from equimind.store.docstore import DocStore
 from equimind.store.local_indexes import LocalIndexes
 from equimind.store.vectors import ChromaVectorStore

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from equimind.retrieval.company_identity import name_key, registrant_tickers
-from equimind.retrieval.query_filters import DocFacts, QueryFilterParser, StoreFilterParser
+from equimind.query.company_identity import name_key, registrant_tickers
+from equimind.query.filters import DocFacts, QueryFilterParser, StoreFilterParser
 
 MAP = {"JPM": "JPMORGAN CHASE & CO", "JPM-PC": "JPMORGAN CHASE & CO", "AMJ": "JPMORGAN CHASE & CO",
        "KO": "COCA COLA CO", "KOF": "COCA COLA FEMSA SAB DE CV", "COKE": "Coca-Cola Consolidated, Inc.",
@@ -62,13 +62,13 @@ def test_engine_search_reads_a_ticker_for_a_document_that_has_only_a_company_nam
                                                                                    corpus_dir: Path) -> None:
     from datetime import date
 
-    from equimind.config import Settings
-    from equimind.engine import EquiMindEngine
+    from equimind.app.engine import EquiMindEngine
+    from equimind.app.services import open_services
+    from equimind.core.config import Settings
+    from equimind.core.documents import Document, Origin, Section, Source
+    from equimind.embedding.embed import HashEmbedder
+    from equimind.embedding.rerank import FixedScoreReranker
     from equimind.ingest.tokens import WhitespaceTokenizer
-    from equimind.models import Document, Origin, Section, Source
-    from equimind.retrieval.embed import HashEmbedder
-    from equimind.retrieval.rerank import FixedScoreReranker
-    from equimind.services import open_services
 
     def doc(key: str, company: str, words: str) -> Document:
         text = "Item 2. Results\n" + " ".join(f"{words} item {j}." for j in range(30))
@@ -92,12 +92,12 @@ def test_live_mode_without_the_sec_map_says_so_on_the_search_result(tmp_path) ->
     registrant's ticker when the live SEC ticker map is refused for want of an identity."""
     from datetime import date
 
-    from equimind.config import Settings
-    from equimind.engine import EquiMindEngine
+    from equimind.app.engine import EquiMindEngine
+    from equimind.app.services import open_services
+    from equimind.core.config import Settings
+    from equimind.core.documents import Document, Origin, Section, Source
+    from equimind.embedding.embed import HashEmbedder
     from equimind.ingest.tokens import WhitespaceTokenizer
-    from equimind.models import Document, Origin, Section, Source
-    from equimind.retrieval.embed import HashEmbedder
-    from equimind.services import open_services
 
     text = "Item 7. Management's Discussion\n" + "JPMorgan net interest income rose on higher rates. " * 40
     doc = Document(id=Document.make_id("pdf:jpm", text), source_key="pdf:jpm", ticker=None, cik=None,

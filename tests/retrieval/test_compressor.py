@@ -9,10 +9,11 @@ from datetime import date
 
 import pytest
 
-from equimind.config import Settings
-from equimind.errors import ConfigError
-from equimind.models import EvidenceNode, Source
-from equimind.protocols import Tokenizer
+from equimind.core.config import Settings
+from equimind.core.documents import Source
+from equimind.core.errors import ConfigError
+from equimind.core.protocols import Tokenizer
+from equimind.core.search import EvidenceNode
 from equimind.retrieval.compressor import (
     ContextCompressor,
     DiscardReason,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from retrieval_corpus import Stores, build_doc
 
-from equimind.models import FilterSpec
+from equimind.core.documents import FilterSpec
 from equimind.retrieval.dense import dense_search
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from equimind.errors import ConfigError
-from equimind.protocols import Embedder
-from equimind.retrieval.embed import HashEmbedder, SentenceTransformerEmbedder
+from equimind.core.errors import ConfigError
+from equimind.core.protocols import Embedder
+from equimind.embedding.embed import HashEmbedder, SentenceTransformerEmbedder
 
 
 def test_hash_embedder_is_a_deterministic_normalised_bag_of_words() -> None:

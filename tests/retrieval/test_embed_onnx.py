@@ -12,14 +12,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from equimind.config import EmbedBackend, Settings
-from equimind.errors import ConfigError
+from equimind.app.services import build_embedder
+from equimind.core.config import EmbedBackend, Settings
+from equimind.core.errors import ConfigError
+from equimind.core.protocols import Embedder
+from equimind.embedding.embed import SentenceTransformerEmbedder, default_model_path
+from equimind.embedding.embed_onnx import OnnxEmbedder, PoolingSpec, PoolMode, pool, read_pooling
+from equimind.embedding.onnx_export import RECORD, OnnxPrecision, ensure_export, verified
 from equimind.ingest.embed_format import EmbeddingStamp, EmbedFormat, mismatch
-from equimind.protocols import Embedder
-from equimind.retrieval.embed import SentenceTransformerEmbedder, default_model_path
-from equimind.retrieval.embed_onnx import OnnxEmbedder, PoolingSpec, PoolMode, pool, read_pooling
-from equimind.retrieval.onnx_export import RECORD, OnnxPrecision, ensure_export, verified
-from equimind.services import build_embedder
 
 TEXTS = ["Quarterly revenue increased 12% on data center demand.",
          "  Export controls on shipments to China could hurt margins and supply chain commitments. " * 20,
@@ -175,7 +175,7 @@ def test_the_setting_picks_the_backend_and_reuses_the_homes_export(
 
 def test_importing_the_wiring_loads_no_runtime() -> None:
     root = Path(__file__).resolve().parents[2]
-    code = ("import sys; import equimind.services, equimind.retrieval.embed_onnx; "
+    code = ("import sys; import equimind.app.services, equimind.embedding.embed_onnx; "
             "print([m for m in sys.modules if m.split('.')[0] in ('onnxruntime', 'onnx', 'tokenizers', 'torch')])")
     out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(root)},
                          capture_output=True, text=True, timeout=120)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from equimind.errors import ConfigError
+from equimind.core.errors import ConfigError
 from equimind.retrieval.fusion import rrf_fuse
 
 

@@ -21,13 +21,13 @@ from fake_hub import FakeHub, FakeRepo, build_tiny_cross_encoder, repo_from_dir
 from retrieval_corpus import TEXT_FORMAT, Stores, make_stores
 from typer.testing import CliRunner
 
-from equimind.config import Settings
-from equimind.engine import EquiMindEngine
-from equimind.errors import ConfigError
+from equimind.app.engine import EquiMindEngine
+from equimind.app.services import Services
+from equimind.core.config import Settings
+from equimind.core.errors import ConfigError
+from equimind.embedding.hub import MANIFEST_NAME, PARTIAL_PREFIX, check_repo_id, model_dir, pulled_choice
+from equimind.embedding.rerank import CrossEncoderReranker, unavailable_line
 from equimind.interfaces.cli.main import app
-from equimind.retrieval.hub import MANIFEST_NAME, PARTIAL_PREFIX, check_repo_id, model_dir, pulled_choice
-from equimind.retrieval.rerank import CrossEncoderReranker, unavailable_line
-from equimind.services import Services
 
 REPO = "cross-encoder/ms-marco-MiniLM-L6-v2"
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from equimind.models import Document, Origin, Source
-from equimind.retrieval.query_filters import QueryFilterParser, company_aliases, mentioned_years
+from equimind.core.documents import Document, Origin, Source
+from equimind.query.filters import QueryFilterParser, company_aliases, mentioned_years
 
 
 def _doc(name: str, company: str, ticker: str | None = None, fiscal_year: str | None = None,
@@ -80,7 +80,7 @@ def test_store_parser_follows_the_store_as_documents_are_indexed(fresh_stores) -
 
     from retrieval_corpus import build_doc
 
-    from equimind.retrieval.query_filters import StoreFilterParser
+    from equimind.query.filters import StoreFilterParser
 
     store = StoreFilterParser(fresh_stores.docstore)
     assert store.explain("What did ZZTOP say about cash?").spec.is_empty()
@@ -94,7 +94,7 @@ def test_store_parser_follows_the_store_as_documents_are_indexed(fresh_stores) -
 
 
 def test_facts_read_without_text_equal_the_facts_of_the_full_documents(stores) -> None:  # type: ignore[no-untyped-def]
-    from equimind.retrieval.query_filters import DocFacts
+    from equimind.query.filters import DocFacts
 
     rows = stores.docstore.list_documents_with_meta(status="indexed")
     assert len(rows) == len(stores.docs)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from equimind.retrieval.query_shape import concept_words, shape_query
+from equimind.query.shape import concept_words, shape_query
 
 
 def test_instruction_sentences_are_dropped_but_their_statement_is_kept() -> None:
@@ -63,12 +63,12 @@ def test_engine_search_finds_a_line_item_that_shares_no_word_with_the_paraphrase
     search result says which words were added."""
     from datetime import date
 
-    from equimind.config import Settings
-    from equimind.engine import EquiMindEngine
+    from equimind.app.engine import EquiMindEngine
+    from equimind.app.services import open_services
+    from equimind.core.config import Settings
+    from equimind.core.documents import Document, Origin, Section, Source
+    from equimind.embedding.embed import HashEmbedder
     from equimind.ingest.tokens import WhitespaceTokenizer
-    from equimind.models import Document, Origin, Section, Source
-    from equimind.retrieval.embed import HashEmbedder
-    from equimind.services import open_services
 
     filler = " ".join(f"Paragraph {j} discusses store openings and staffing." for j in range(40))
     text = f"Item 8. Financial Statements\n{filler}\n| Net income (loss) | 1,234 |\n{filler}"

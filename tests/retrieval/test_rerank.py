@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from retrieval_corpus import TEXT_FORMAT, Stores
 
-from equimind.errors import ConfigError
-from equimind.protocols import Reranker
-from equimind.retrieval.embed import default_model_path
-from equimind.retrieval.rerank import CrossEncoderReranker, FixedScoreReranker
+from equimind.core.errors import ConfigError
+from equimind.core.protocols import Reranker
+from equimind.embedding.embed import default_model_path
+from equimind.embedding.rerank import CrossEncoderReranker, FixedScoreReranker
 from equimind.retrieval.search import HybridSearcher
 
 
@@ -31,7 +31,7 @@ def test_an_absent_hub_model_is_known_absent_without_importing_torch() -> None:
     import subprocess
     import sys
 
-    code = ("import sys; from equimind.retrieval.rerank import CrossEncoderReranker as C; "
+    code = ("import sys; from equimind.embedding.rerank import CrossEncoderReranker as C; "
             "r = C('cross-encoder/ms-marco-MiniLM-L6-v2'); print(r.available, r.unavailable_fix); "
             "print(sorted(m for m in ('torch', 'sentence_transformers', 'transformers') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -7,11 +7,12 @@ from datetime import date
 import pytest
 from retrieval_corpus import TEXT_FORMAT, Stores, build_doc
 
-from equimind.config import RETRIEVAL_MODES
-from equimind.errors import ConfigError
-from equimind.models import FilterSpec, SearchResult, Source, date_to_int
-from equimind.protocols import Reranker
-from equimind.retrieval.rerank import CrossEncoderReranker, FixedScoreReranker
+from equimind.core.config import RETRIEVAL_MODES
+from equimind.core.documents import FilterSpec, Source, date_to_int
+from equimind.core.errors import ConfigError
+from equimind.core.protocols import Reranker
+from equimind.core.search import SearchResult
+from equimind.embedding.rerank import CrossEncoderReranker, FixedScoreReranker
 from equimind.retrieval.search import HybridSearcher
 
 
@@ -157,8 +158,8 @@ def test_exact_and_hnsw_dense_routes_agree(stores: Stores) -> None:
 
 @pytest.mark.integration
 def test_empty_store_returns_no_hits(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from equimind.config import Settings
-    from equimind.retrieval.embed import HashEmbedder
+    from equimind.core.config import Settings
+    from equimind.embedding.embed import HashEmbedder
 
     settings = Settings(home=tmp_path / "home", retrieval_mode="hybrid+rerank")
     s = HybridSearcher.open(settings, HashEmbedder(dim=32), FixedScoreReranker({}))
@@ -202,7 +203,7 @@ def test_rrf_leg_weights_change_the_fused_order_and_bm25_only_hits_sink(stores: 
 def test_rrf_weights_are_validated() -> None:
     from pydantic import ValidationError
 
-    from equimind.config import Settings
+    from equimind.core.config import Settings
 
     with pytest.raises(ValidationError, match="at least one"):
         Settings(rrf_dense_weight=0.0, rrf_bm25_weight=0.0)

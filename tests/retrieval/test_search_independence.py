@@ -8,7 +8,8 @@ from datetime import date
 import pytest
 from retrieval_corpus import TEXT_FORMAT, Stores, build_doc
 
-from equimind.models import FilterSpec, SearchResult
+from equimind.core.documents import FilterSpec
+from equimind.core.search import SearchResult
 from equimind.retrieval.search import HybridSearcher
 
 QUERY = "free cash flow funded share repurchases and supply chain"

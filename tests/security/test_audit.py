@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from equimind.config import Settings
-from equimind.errors import ConfigError, NotFoundError
+from equimind.core.config import Settings
+from equimind.core.errors import ConfigError, NotFoundError
 from equimind.security.audit import AuditLog
 from equimind.security.chain import GENESIS_HASH, AuditError, canonical_json, line_hash, record_hmac
 from equimind.security.verify import ProblemKind, verify_audit_log

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from equimind.config import Settings
-from equimind.errors import ConfigError
+from equimind.core.config import Settings
+from equimind.core.errors import ConfigError
 from equimind.security.audit import AuditLog, AuditRecord
 from equimind.security.chain import AuditError
 from equimind.security.gate import Decision, Gate, ToolDenied, ToolPolicy, audit_safe, build_gate

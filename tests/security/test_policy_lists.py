@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from equimind.errors import ConfigError
+from equimind.core.errors import ConfigError
 from equimind.security.audit import AuditLog
 from equimind.security.gate import Gate, ToolDenied, ToolPolicy
 

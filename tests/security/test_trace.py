@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from equimind import __version__
-from equimind.config import Settings
-from equimind.models import FilterSpec, SearchResult
+from equimind.core.config import Settings
+from equimind.core.documents import FilterSpec
+from equimind.core.search import SearchResult
 from equimind.security.trace import (
     CONFIG_HASH_EXCLUDED,
     CONFIG_HASH_FIELDS,

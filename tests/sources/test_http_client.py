@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from market_replay import ReplayServer, SleepRecorder
 
-from equimind.errors import NotFoundError, ParseError, RateLimitedError, SourceError
+from equimind.core.errors import NotFoundError, ParseError, RateLimitedError, SourceError
 from equimind.sources.http import HttpPolicy, PoliteHttpClient, RateLimiter, UnreachableError, parse_retry_after
 
 TICKERS = "/files/company_tickers.json"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from equimind.errors import ConfigError, NotFoundError
+from equimind.core.documents import Document, Origin, Source
+from equimind.core.errors import ConfigError, NotFoundError
 from equimind.ingest.pipeline import SourceFailure
-from equimind.models import Document, Origin, Source
 from equimind.sources.local import LocalFileSource, infer_meta
 
 HTML = "<html><body><p>Item 1. Business</p><p>We sell shoes.</p><p>Item 7. Results</p><p>Sales rose.</p></body></html>"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from equimind.errors import NotFoundError
-from equimind.models import Origin, Source
+from equimind.core.documents import Origin, Source
+from equimind.core.errors import NotFoundError
 from equimind.sources.base import FactsSource, FilingIndexSource, PriceSource, ProfileSource
 from equimind.sources.market_snapshot import SnapshotPrices, SnapshotSec
 

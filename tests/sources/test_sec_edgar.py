@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from market_replay import ReplayServer, SleepRecorder
 
-from equimind.config import Settings
-from equimind.errors import ConfigError, NotFoundError, ParseError
-from equimind.models import Origin
+from equimind.core.config import Settings
+from equimind.core.documents import Origin
+from equimind.core.errors import ConfigError, NotFoundError, ParseError
 from equimind.sources.base import FactsSource, FilingIndexSource, ProfileSource
 from equimind.sources.http import HttpPolicy, PoliteHttpClient
 from equimind.sources.market_snapshot import SnapshotSec

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from equimind.errors import NotFoundError, ParseError
-from equimind.models import Origin, Source
+from equimind.core.documents import Origin, Source
+from equimind.core.errors import NotFoundError, ParseError
 from equimind.sources.base import NewsSource
 from equimind.sources.snapshot_news import DEFAULT_LIMIT, MAX_AGE_DAYS, Layout, SnapshotNews, read_news_csv
 from equimind.sources.to_documents import news_documents

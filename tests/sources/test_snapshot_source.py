@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from equimind.errors import NotFoundError
+from equimind.core.documents import Document, Origin, Source
+from equimind.core.errors import NotFoundError
 from equimind.ingest.pipeline import SourceFailure
-from equimind.models import Document, Origin, Source
 from equimind.sources.snapshot import SnapshotFilingsSource
 
 HTML = """<html><body>
@@ -109,7 +109,7 @@ def test_recorded_corpus_filings_and_8ks(corpus_dir: Path) -> None:
 
 def test_the_fiscal_year_a_filing_declares_is_kept(corpus: Path, corpus_dir: Path) -> None:
     from equimind.ingest.parse import declared_fiscal
-    from equimind.retrieval.query_filters import QueryFilterParser
+    from equimind.query.filters import QueryFilterParser
 
     src = SnapshotFilingsSource(corpus_dir)
     q = src.load(next(e for e in src.list_entries(["NVDA"], ["10-Q"])))

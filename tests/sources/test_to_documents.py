@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from equimind.models import Document, Origin, Source
+from equimind.core.documents import Document, Origin, Source
 from equimind.sources.base import NewsItem
 from equimind.sources.market_snapshot import SnapshotPrices, SnapshotSec
 from equimind.sources.to_documents import fundamentals_documents, news_documents, price_documents

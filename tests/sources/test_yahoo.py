@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from equimind.config import Settings
-from equimind.errors import SourceError
-from equimind.models import Origin
+from equimind.core.config import Settings
+from equimind.core.documents import Origin
+from equimind.core.errors import SourceError
 from equimind.sources.base import NewsSource, PriceSource, ProfileSource
 from equimind.sources.market_snapshot import read_price_csv
 from equimind.sources.yahoo import YahooFinance, frame_to_history, parse_news

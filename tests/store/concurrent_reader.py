@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ingest_corpus import HitChecker, open_searcher, read_loop
 
-from equimind.config import Settings
+from equimind.core.config import Settings
 from equimind.store.docstore import DocStore
 from equimind.store.vectors import ChromaVectorStore
 

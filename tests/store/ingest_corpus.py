@@ -10,12 +10,13 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 
-from equimind.config import Settings
+from equimind.core.config import Settings
+from equimind.core.documents import Document, FilterSpec, Origin, Section, Source
+from equimind.core.search import SearchResult
+from equimind.embedding.embed import HashEmbedder
 from equimind.ingest.chunk import ParentChildChunker
 from equimind.ingest.pipeline import IngestPipeline
 from equimind.ingest.tokens import WhitespaceTokenizer
-from equimind.models import Document, FilterSpec, Origin, SearchResult, Section, Source
-from equimind.retrieval.embed import HashEmbedder
 from equimind.retrieval.search import HybridSearcher
 from equimind.store.docstore import DocStore
 from equimind.store.local_indexes import LocalIndexes

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from equimind.config import Settings
+from equimind.core.config import Settings
 from equimind.store.vectors import DEFAULT_COLLECTION, ChromaVectorStore
 
 BACKENDS = ("embedded", "server")

@@ -18,8 +18,9 @@ from ingest_corpus import (
 )
 from store_backends import VectorBackend
 
-from equimind.models import FilterSpec, SearchResult
-from equimind.retrieval.embed import HashEmbedder
+from equimind.core.documents import FilterSpec
+from equimind.core.search import SearchResult
+from equimind.embedding.embed import HashEmbedder
 from equimind.retrieval.search import HybridSearcher
 from equimind.store.docstore import DocStore
 from equimind.store.vectors import ChromaVectorStore

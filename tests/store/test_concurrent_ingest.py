@@ -33,9 +33,9 @@ from ingest_corpus import (
 )
 from store_backends import VectorBackend
 
-from equimind.config import Settings
-from equimind.models import Document
-from equimind.retrieval.embed import HashEmbedder
+from equimind.core.config import Settings
+from equimind.core.documents import Document
+from equimind.embedding.embed import HashEmbedder
 from equimind.store.docstore import DocStore
 from equimind.store.vectors import ChromaVectorStore
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from equimind.errors import ConfigError, NotFoundError
-from equimind.models import Chunk, Document, FilterSpec, Origin, PageSpan, Parent, Section, Source, date_to_int
+from equimind.core.documents import Chunk, Document, FilterSpec, Origin, PageSpan, Parent, Section, Source, date_to_int
+from equimind.core.errors import ConfigError, NotFoundError
 from equimind.store.docstore import DocStore
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from test_docstore import make_doc
 
-from equimind.config import Settings
-from equimind.models import FilterSpec
-from equimind.retrieval.embed import HashEmbedder
+from equimind.core.config import Settings
+from equimind.core.documents import FilterSpec
+from equimind.embedding.embed import HashEmbedder
 from equimind.retrieval.search import HybridSearcher
 from equimind.store.docstore import DocStore
 from equimind.store.indexfiles import CURRENT

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from equimind.errors import ConfigError
-from equimind.models import Chunk, FilterSpec, Source
+from equimind.core.documents import Chunk, FilterSpec, Source
+from equimind.core.errors import ConfigError
 from equimind.store.indexfiles import IndexFormatError
 from equimind.store.matrix import ExactVectorIndex, sort_key
 

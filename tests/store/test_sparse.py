@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from equimind.errors import ConfigError
-from equimind.models import Chunk, FilterSpec, Source
+from equimind.core.documents import Chunk, FilterSpec, Source
+from equimind.core.errors import ConfigError
 from equimind.store.indexfiles import CURRENT, IndexFormatError, fingerprint
 from equimind.store.sparse import BM25Index
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from equimind.models import Chunk, FilterSpec, Source
+from equimind.core.documents import Chunk, FilterSpec, Source
 from equimind.store.sparse import BM25Index
 
 TEXTS = [

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from store_backends import VectorBackend
 
-from equimind.errors import ConfigError
-from equimind.models import Chunk, FilterSpec, Source
+from equimind.core.documents import Chunk, FilterSpec, Source
+from equimind.core.errors import ConfigError
 from equimind.store.vectors import ChromaVectorStore, chroma_where
 
 

@@ -24,13 +24,13 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from equimind import __version__
-from equimind.config import Settings
-from equimind.engine import EquiMindEngine
-from equimind.errors import EquiMindError
+from equimind.app.engine import EquiMindEngine
+from equimind.app.services import Services, open_services
+from equimind.core.config import Settings
+from equimind.core.errors import EquiMindError
 from equimind.interfaces.api import backtest, evidence, market, memory, research, system
 from equimind.interfaces.api.deps import RequestIdMiddleware
 from equimind.interfaces.api.errors import ApiError, on_error
-from equimind.services import Services, open_services
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from fastapi.responses import FileResponse, Response
 from equimind.backtest.models import BacktestReport, BacktestRequest
 from equimind.backtest.runner import Backtester
 from equimind.backtest.store import BacktestStore
-from equimind.errors import NotFoundError
+from equimind.core.errors import NotFoundError
 from equimind.interfaces.api.deps import EngineDep, RequestIdDep
 from equimind.interfaces.api.models import ErrorBody
 from equimind.interfaces.traced import TracedBacktestReport

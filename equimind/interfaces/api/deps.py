@@ -11,8 +11,8 @@ from fastapi import Depends, Query, Request
 from fastapi import Path as PathParam
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from equimind.engine import EquiMindEngine
-from equimind.errors import NotFoundError
+from equimind.app.engine import EquiMindEngine
+from equimind.core.errors import NotFoundError
 from equimind.interfaces.api.errors import ApiError, invalid
 from equimind.interfaces.api.models import TICKER_PATTERN, IsoDate
 from equimind.security.trace import new_request_id

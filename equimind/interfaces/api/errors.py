@@ -17,7 +17,7 @@ from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
-from equimind.errors import (
+from equimind.core.errors import (
     ConfigError,
     InsufficientEvidence,
     NotFoundError,

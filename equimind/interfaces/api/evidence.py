@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query
 from fastapi import Path as PathParam
 from fastapi.responses import Response
 
+from equimind.core.documents import FilterSpec
 from equimind.interfaces.api.deps import EngineDep, RequestIdDep
 from equimind.interfaces.api.errors import BODY_ERRORS, ERRORS, ApiError, invalid
 from equimind.interfaces.api.models import (
@@ -26,7 +27,6 @@ from equimind.interfaces.api.models import (
     SearchRequest,
 )
 from equimind.interfaces.traced import TracedCitationCheck, TracedPassage, TracedSearchResult
-from equimind.models import FilterSpec
 from equimind.security.trace import traced
 
 router = APIRouter(prefix="/api/v1", tags=["evidence"])

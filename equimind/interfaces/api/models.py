@@ -25,9 +25,10 @@ from pydantic import (
     model_validator,
 )
 
-from equimind.agents.providers import parse_provider
-from equimind.errors import ConfigError
-from equimind.models import DocumentRef, FilterSpec, Source
+from equimind.core.documents import FilterSpec, Source
+from equimind.core.errors import ConfigError
+from equimind.core.search import DocumentRef
+from equimind.llm.providers import parse_provider
 from equimind.security.trace import Trace
 
 TICKER_PATTERN = r"^[A-Za-z][A-Za-z0-9.\-]{0,9}$"

@@ -14,7 +14,7 @@ from fastapi.concurrency import run_in_threadpool
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from equimind.answer.record import Answer
-from equimind.engine import EquiMindEngine
+from equimind.app.engine import EquiMindEngine
 from equimind.interfaces.api.deps import EngineDep, RequestIdDep, checked_ticker, engine_for
 from equimind.interfaces.api.errors import BODY_ERRORS, stream_error
 from equimind.interfaces.api.models import AskRequest, ResearchRequest

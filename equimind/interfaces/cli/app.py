@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from equimind.config import Settings
-from equimind.errors import ConfigError, EquiMindError
+from equimind.core.config import Settings
+from equimind.core.errors import ConfigError, EquiMindError
 
 if TYPE_CHECKING:
-    from equimind.engine import EquiMindEngine
-    from equimind.services import Services
+    from equimind.app.engine import EquiMindEngine
+    from equimind.app.services import Services
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="EquiMind: evidence-first equity research over SEC filings and market data.")
@@ -64,14 +64,14 @@ def build_settings(home: Path | None = None, snapshot: Path | None = None, **ove
 
 def open_store(settings: Settings) -> Services:
     """The services (stores, models) for ``settings`` (imported here, as the engine is: ``--help`` stays light)."""
-    from equimind.services import open_services
+    from equimind.app.services import open_services
 
     return open_services(settings)
 
 
 def open_engine(settings: Settings) -> EquiMindEngine:
     """The engine over freshly opened services."""
-    from equimind.engine import EquiMindEngine
+    from equimind.app.engine import EquiMindEngine
 
     return EquiMindEngine(open_store(settings))
 

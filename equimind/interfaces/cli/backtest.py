@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from equimind.errors import ConfigError
+from equimind.core.errors import ConfigError
 from equimind.interfaces.cli import render
 from equimind.interfaces.cli.app import (
     HomeOpt,
@@ -24,7 +24,7 @@ from equimind.interfaces.cli.app import (
 
 if TYPE_CHECKING:
     from equimind.backtest.models import BacktestReport, BacktestRequest
-    from equimind.config import Settings
+    from equimind.core.config import Settings
 
 
 @app.command()

@@ -14,8 +14,8 @@ from typing import Annotated, Any
 
 import typer
 
-from equimind.config import RETRIEVAL_MODES
-from equimind.errors import ConfigError
+from equimind.core.config import RETRIEVAL_MODES
+from equimind.core.errors import ConfigError
 from equimind.evaluation.report import result_envelope, write_json
 from equimind.interfaces.cli.app import HomeOpt, build_settings, eval_app, run_guarded
 

@@ -3,7 +3,7 @@ hashed as the engine hashes them. Imported by ``app`` inside ``emit_json`` only:
 
 from __future__ import annotations
 
-from equimind.config import Settings
+from equimind.core.config import Settings
 from equimind.ingest.embed_format import PRODUCT_FORMAT
 from equimind.security.trace import Trace, Tracer
 from equimind.store.docstore import DocStore

@@ -6,14 +6,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from equimind.embedding.hub import MANIFEST_NAME, human_bytes, partial_downloads
+from equimind.embedding.hub_pull import hub_endpoint, pull
+from equimind.embedding.hub_verify import known_models, verify
 from equimind.interfaces.cli.app import HomeOpt, JsonOpt, app, build_settings, emit_json, run_guarded
-from equimind.retrieval.hub import MANIFEST_NAME, human_bytes, partial_downloads
-from equimind.retrieval.hub_pull import hub_endpoint, pull
-from equimind.retrieval.hub_verify import known_models, verify
 
 if TYPE_CHECKING:
-    from equimind.retrieval.hub_pull import PullResult
-    from equimind.retrieval.hub_verify import Check, ModelEntry
+    from equimind.embedding.hub_pull import PullResult
+    from equimind.embedding.hub_verify import Check, ModelEntry
 
 models_app = typer.Typer(no_args_is_help=True, help="Models: list where each loads from, pull one from the Hugging "
                          "Face Hub into EQUIMIND_HOME/models, verify checksums and that each loads and scores.")

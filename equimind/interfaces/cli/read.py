@@ -76,7 +76,7 @@ def verify_citation(
     """Check a quote against the stored canonical text (exact, then normalised; else the closest passage)."""
 
     def body() -> None:
-        from equimind.citations import verify_citation as verify
+        from equimind.core.citations import verify_citation as verify
         from equimind.store.docstore import DocStore  # numpy
 
         settings = build_settings(home)

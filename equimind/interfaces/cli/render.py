@@ -10,8 +10,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 
 if TYPE_CHECKING:  # annotations only: importing this module stays as light as Rich
+    from equimind.core.search import SearchResult
     from equimind.ingest.pipeline import IngestReport
-    from equimind.models import SearchResult
 
 console = Console()
 err_console = Console(stderr=True)

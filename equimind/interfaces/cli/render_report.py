@@ -13,8 +13,8 @@ from equimind.interfaces.cli.render_answer import answer  # same package, Rich o
 
 if TYPE_CHECKING:  # annotations only: importing this module stays as light as Rich
     from equimind.analytics.market import MarketReport
+    from equimind.core.research import Claim, Figure, Recommendation
     from equimind.memory.records import MemorySnapshot
-    from equimind.models import Claim, Figure, Recommendation
     from equimind.research.events import ResearchEvent
 
 _RATING_STYLE = {"STRONG_BUY": "bold green", "BUY": "green", "HOLD": "yellow", "SELL": "red",

@@ -24,7 +24,7 @@ from equimind.interfaces.cli.app import (
 )
 
 if TYPE_CHECKING:
-    from equimind.engine import EquiMindEngine
+    from equimind.app.engine import EquiMindEngine
 
 
 def finish_indexing(engine: EquiMindEngine) -> None:

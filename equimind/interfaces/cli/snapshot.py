@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from equimind.errors import ConfigError
+from equimind.core.errors import ConfigError
 from equimind.interfaces.cli.app import (
     HomeOpt,
     JsonOpt,

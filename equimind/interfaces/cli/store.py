@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from equimind.errors import ConfigError, NotFoundError
+from equimind.core.errors import ConfigError, NotFoundError
 from equimind.interfaces.cli import render
 from equimind.interfaces.cli.app import (
     HomeOpt,
@@ -98,7 +98,10 @@ def search(
     """Hybrid search over stored filings: top passages with parents, spans and every stage's score."""
 
     def body() -> None:
-        from equimind.models import FilterSpec, Source  # pydantic models: kept out of `equimind --help`
+        from equimind.core.documents import (
+            FilterSpec,
+            Source,  # pydantic models: kept out of `equimind --help`
+        )
 
         settings = build_settings(home)
         try:

@@ -16,11 +16,11 @@ import pytest
 from fastapi.testclient import TestClient
 from interfaces_fakes import AS_OF, fake_services, ingest, live_server
 
-from equimind.config import RETRIEVAL_MODES, Settings
+from equimind.core.config import RETRIEVAL_MODES, Settings
+from equimind.core.research import Recommendation
 from equimind.ingest.embed_format import PRODUCT_FORMAT
 from equimind.interfaces.api.app import create_app
 from equimind.interfaces.api.models import RetrievalModeName
-from equimind.models import Recommendation
 
 PRODUCT = PRODUCT_FORMAT.value
 

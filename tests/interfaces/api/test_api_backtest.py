@@ -9,13 +9,13 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from equimind.config import Settings
+from equimind.app.services import open_services
+from equimind.core.config import Settings
+from equimind.embedding.embed import HashEmbedder
+from equimind.embedding.rerank import FixedScoreReranker
 from equimind.ingest.tokens import WhitespaceTokenizer
 from equimind.interfaces.api.app import create_app
 from equimind.interfaces.api.backtest import router
-from equimind.retrieval.embed import HashEmbedder
-from equimind.retrieval.rerank import FixedScoreReranker
-from equimind.services import open_services
 
 _WORD = re.compile(r"[a-z0-9]+")
 

@@ -8,7 +8,7 @@ import json
 import pytest
 from starlette.requests import Request
 
-from equimind.errors import (
+from equimind.core.errors import (
     ConfigError,
     EquiMindError,
     InsufficientEvidence,

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from interfaces_fakes import AS_OF, copy_home, fake_services
 
 from equimind import __version__
-from equimind.config import Settings
+from equimind.core.config import Settings
 from equimind.ingest.embed_format import PRODUCT_FORMAT
 from equimind.interfaces.api.app import create_app
 from equimind.security.trace import config_hash, corpus_signature

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from interfaces_fakes import fake_services, live_server
 
-from equimind.config import Settings
+from equimind.core.config import Settings
 from equimind.interfaces.api.app import create_app
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]

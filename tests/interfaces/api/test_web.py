@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from interfaces_fakes import AS_OF, fake_services, live_server
 
-from equimind.config import Settings
+from equimind.core.config import Settings
 from equimind.interfaces.api.app import create_app
 
 pytestmark = pytest.mark.integration

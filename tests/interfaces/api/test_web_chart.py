@@ -16,7 +16,7 @@ import pytest
 import test_web as web  # its skips (no chromium, no playwright) skip this module too
 from interfaces_fakes import AS_OF, fake_services, live_server
 
-from equimind.config import Settings
+from equimind.core.config import Settings
 from equimind.interfaces.api.app import create_app
 
 ARTIFACTS, _shot = web.ARTIFACTS, web._shot

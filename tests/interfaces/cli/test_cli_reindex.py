@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from equimind.config import Settings
+from equimind.app.services import open_services
+from equimind.core.config import Settings
+from equimind.core.documents import Document, Origin, Section, Source
+from equimind.embedding.embed import HashEmbedder
 from equimind.ingest.embed_format import PRODUCT_FORMAT
 from equimind.ingest.tokens import WhitespaceTokenizer
 from equimind.interfaces.cli.main import app
-from equimind.models import Document, Origin, Section, Source
-from equimind.retrieval.embed import HashEmbedder
-from equimind.services import open_services
 
 PRODUCT = PRODUCT_FORMAT.value
 

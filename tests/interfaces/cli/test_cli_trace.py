@@ -12,7 +12,7 @@ from interfaces_fakes import AS_OF, copy_home, fake_services
 from typer.testing import CliRunner
 
 from equimind import __version__
-from equimind.config import Settings
+from equimind.core.config import Settings
 from equimind.ingest.embed_format import PRODUCT_FORMAT
 from equimind.interfaces.cli.main import app
 from equimind.security.trace import config_hash, corpus_signature

@@ -56,12 +56,12 @@ def _json(args: list[str], home: Path, env: dict[str, str | None]) -> Any:
 
 
 def _research(corpus: Path, shared: Path, home: Path) -> Any:
-    from equimind.config import Settings
-    from equimind.engine import EquiMindEngine
+    from equimind.app.engine import EquiMindEngine
+    from equimind.app.services import open_services
+    from equimind.core.config import Settings
+    from equimind.embedding.embed import HashEmbedder
+    from equimind.embedding.rerank import FixedScoreReranker
     from equimind.ingest.tokens import WhitespaceTokenizer
-    from equimind.retrieval.embed import HashEmbedder
-    from equimind.retrieval.rerank import FixedScoreReranker
-    from equimind.services import open_services
 
     settings = Settings(home=home, snapshot=corpus.resolve(), shared=shared, provider="offline")
     services = open_services(settings, embedder=HashEmbedder(), tokenizer=WhitespaceTokenizer(),

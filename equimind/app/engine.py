@@ -1,0 +1,273 @@
+"""The orchestrator: one object behind the CLI, the REST API and the MCP server.
+
+``research`` runs the DB-first agentic loop (search the store → critic → on-demand fetch + query rewrite, at most
+``settings.max_iterations`` rounds) → context compression → Bull/Bear/Judge debate → cited Recommendation.
+The other methods are the read paths the interfaces expose (search, passage, citation check, market, memory, health).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date, timedelta
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from equimind import __version__
+from equimind.analytics.market import DEFAULT_LOOKBACK_DAYS, MarketReport, market_report
+from equimind.analytics.price_series import PriceSeries
+from equimind.answer.answerer import check_question
+from equimind.answer.record import Answer
+from equimind.app.research_run import ResearchRun
+from equimind.app.services import Services
+from equimind.core.citations import CitationCheck, SpanCheck, verify_citation, verify_spans
+from equimind.core.config import Settings
+from equimind.core.degraded import Degradation, DegradationNote
+from equimind.core.documents import FilterSpec
+from equimind.core.errors import ConfigError, EquiMindError, NotFoundError
+from equimind.core.research import Recommendation
+from equimind.core.search import DocumentRef, SearchResult
+from equimind.embedding.rerank import unavailable_line
+from equimind.ingest.embed_format import EmbeddingStamp, parse_format, read_stamp, stamp_note
+from equimind.ingest.pipeline import IngestReport, Progress
+from equimind.memory.records import MemorySnapshot
+from equimind.query.company import resolve_company
+from equimind.query.shape import shape_query
+from equimind.research.events import EventSink
+from equimind.security.trace import Trace, Tracer
+
+log = logging.getLogger(__name__)
+
+
+class Passage(BaseModel):
+    """A cited span with its surrounding context (what the dashboard highlights)."""
+
+    doc_id: str
+    start: int
+    end: int
+    text: str
+    before: str
+    after: str
+    section: str | None
+    pages: tuple[int, int] | None
+    document: DocumentRef
+    doc_sha256: str
+
+
+class Health(BaseModel):
+    status: str
+    mode: str  # "snapshot" | "live"
+    snapshot: str | None
+    store: dict[str, int]
+    embedder: dict[str, Any]
+    reranker: dict[str, Any]
+    provider: str
+    version: str = __version__
+    backend: dict[str, str] = Field(default_factory=dict)  # vectors (chroma embedded | server), sparse
+    degraded: list[DegradationNote] = Field(default_factory=list)
+
+
+def doc_ref(doc: Any) -> DocumentRef:
+    return DocumentRef(doc_id=doc.id, ticker=doc.ticker, company=doc.company, form=doc.form, filed_at=doc.filed_at,
+                       period_end=doc.period_end, source=doc.source, origin=doc.origin, title=doc.title, url=doc.url)
+
+
+class EquiMindEngine:
+    """Wires retrieval, critic, fetch, compression, memory and the debate behind one call."""
+
+    def __init__(self, services: Services, *, background_indexing: bool = False) -> None:
+        """``background_indexing``: embed what first-answer indexing deferred in a thread once the answer is back
+        (long-lived processes: the API, the MCP server); otherwise the caller calls ``finish_indexing``."""
+        self.services = services
+        self.settings: Settings = services.settings
+        self.tracer = Tracer(services.settings, services.docstore, services.text_format)
+        self.background_indexing = background_indexing
+
+    def trace(self, request_id: str | None = None) -> Trace:
+        """The provenance of a result produced now (``security/trace.py``): take it after the work, so documents a
+        research run fetched are in its corpus signature."""
+        return self.tracer.trace(request_id)
+
+    # --- read paths ---------------------------------------------------------------------------------------------
+    def search(self, query: str, flt: FilterSpec | None = None, mode: str | None = None,
+               top_k: int | None = None, auto_filter: bool | None = None) -> SearchResult:
+        """Hybrid search. With no filter given and ``auto_filter`` (default: Settings.auto_filter), the companies and
+        fiscal years the query names become the filter, and the result says so (``SearchResult.auto_filter``). With
+        ``Settings.query_shaping`` the index is searched with the query's ask (``SearchResult.query`` shows it)."""
+        if not query.strip():
+            raise ConfigError("the query is empty; give some words to search for")
+        use_auto = self.settings.auto_filter if auto_filter is None else auto_filter
+        note: str | None = None
+        if use_auto and (flt is None or flt.is_empty()):
+            parsed = self.services.filter_parser().explain(query)
+            flt, note = parsed.spec, parsed.describe()
+        shaped = shape_query(query) if self.settings.query_shaping else None
+        searched, terms = (shaped.text, " ".join(shaped.terms)) if shaped is not None else (query, "")
+        result = self.services.searcher().search(searched, flt, mode=mode, top_k=top_k, sparse_terms=terms)
+        if note is None:
+            return result
+        problem = self.services.identity_problem
+        degraded = result.degraded if problem is None else [*result.degraded, Degradation(
+            capability="company_identity", reason=f"the SEC ticker map is unavailable ({problem}), so a ticker in "
+            "the query matches only documents that carry one, not ticker-less ones such as PDFs — set "
+            "EQUIMIND_SEC_IDENTITY or use --snapshot")]
+        return result.model_copy(update={"auto_filter": note, "degraded": degraded})
+
+    def passage(self, doc_id: str, start: int, end: int, context: int = 400) -> Passage:
+        doc = self.services.docstore.get_document(doc_id)
+        n = len(doc.text)
+        if not (0 <= start < end <= n):
+            raise ConfigError(f"span [{start}, {end}) is outside document {doc_id[:12]} (length {n}); "
+                              "use 0 <= start < end <= length")
+        return Passage(doc_id=doc_id, start=start, end=end, text=doc.text[start:end],
+                       before=doc.text[max(0, start - context):start], after=doc.text[end:end + context],
+                       section=doc.section_at(start), pages=doc.pages_for(start, end), document=doc_ref(doc),
+                       doc_sha256=doc.sha256)
+
+    def verify_citation(self, doc_id: str, quote: str) -> CitationCheck:
+        if not quote.strip():
+            raise ConfigError("the quote is empty; pass the exact text to verify")
+        return verify_citation(self.services.docstore, doc_id, quote)
+
+    def verify_citations(self, items: list[tuple[str, int, int, str]]) -> list[SpanCheck]:
+        """A batch of (doc_id, start, end, quote): each quote looked for inside its claimed span first (no LLM)."""
+        return verify_spans(self.services.docstore, items)
+
+    def documents(self, flt: FilterSpec | None = None) -> list[DocumentRef]:
+        """The indexed documents (metadata only, newest filing first) matching ``flt``."""
+        return self.services.docstore.list_documents(flt, status="indexed")
+
+    def market(self, ticker: str, as_of: date | None = None) -> MarketReport:
+        return market_report(self.settings, ticker.upper(), as_of or date.today(), self.services.sources.market)
+
+    def memory(self, ticker: str, as_of: date | None = None) -> MemorySnapshot:
+        return self.services.memory.snapshot(ticker.upper(), as_of=as_of)
+
+    def health(self) -> Health:
+        s = self.services
+        rer = s.reranker
+        fix = getattr(rer, "unavailable_fix", None)
+        degraded = [] if rer.available else [unavailable_line(rer, str(rer.unavailable_reason))]
+        try:
+            embedder: dict[str, Any] = {"name": s.embedder.name, "dim": s.embedder.dim, "available": True}
+        except EquiMindError as exc:
+            embedder = {"name": self.settings.embed_model or "all-MiniLM-L6-v2", "available": False,
+                        "reason": str(exc)}
+            degraded.append(Degradation(capability="embedder", reason=f"unavailable ({exc})"))
+        if self.settings.snapshot is None and not self.settings.sec_identity:
+            degraded.append(Degradation(capability="sec_edgar",
+                                        reason="live calls refused (EQUIMIND_SEC_IDENTITY is not set)"))
+        stored = read_stamp(s.docstore)
+        embedder["text_format"] = s.text_format
+        embedder["stored"] = stored.as_dict() if stored is not None else None
+        wanted = EmbeddingStamp(embedder=embedder["name"], text_format=parse_format(s.text_format))
+        note = stamp_note(stored, wanted)
+        if note is not None:
+            degraded.append(note)
+        status = "ok" if embedder["available"] and note is None else "degraded"
+        return Health(status=status, mode="snapshot" if self.settings.snapshot else "live",
+                      snapshot=str(self.settings.snapshot) if self.settings.snapshot else None,
+                      store=s.docstore.counts(), embedder=embedder,
+                      reranker={"name": rer.name, "available": rer.available, "reason": rer.unavailable_reason,
+                                "fix": fix},
+                      provider=self.settings.provider, backend=self._backend(), degraded=degraded)
+
+    def _backend(self) -> dict[str, str]:
+        # the server URL is left out: it may carry credentials
+        return {"vectors": "chroma-server" if self.settings.chroma_url else "chroma-embedded", "sparse": "bm25s"}
+
+    def known_ticker(self, ticker: str) -> str:
+        """Normalise a ticker and check it exists: stored, or in the SEC ticker map (the recorded one in snapshot
+        mode). In live mode, an unreachable SEC leaves the check to the fetch step, which reports the failure."""
+        t = ticker.strip().upper()
+        if not t or len(t) > 10 or not t.replace(".", "").replace("-", "").isalnum():
+            raise ConfigError(f"ticker {ticker!r} is not valid; use a symbol like NVDA")
+        if t in self.services.docstore.known_tickers(only_indexed=False):
+            return t
+        try:
+            self.services.sources.resolve(t)  # the live resolver refuses without an SEC identity
+        except NotFoundError as exc:
+            raise NotFoundError(f"unknown ticker {t}: not in the store nor in the SEC ticker map ({exc}); "
+                                "check the symbol") from exc
+        except EquiMindError as exc:
+            log.warning("could not check ticker %s against the SEC map: %s", t, exc)
+        return t
+
+    # --- research ----------------------------------------------------------------------------------------------
+    def research(self, ticker: str, question: str, as_of: date | None = None, *,
+                 on_event: EventSink | None = None) -> Recommendation:
+        def search(text: str, flt: FilterSpec) -> SearchResult:
+            return self.search(text, flt, mode=None, top_k=self.settings.top_k)
+
+        t = self.known_ticker(ticker)
+        with self._first_answer(t):
+            return ResearchRun(self.services, t, question, as_of or date.today(), on_event, search=search).run()
+
+    def ask(self, question: str, ticker: str | None = None, as_of: date | None = None, *,
+            on_event: EventSink | None = None) -> Answer:
+        """A direct, cited answer to a specific ask (or a refusal naming what was searched and what is missing).
+        With no ticker, the company comes from the question's words (stored companies, then the SEC ticker map)."""
+        check_question(question, ticker or "-")
+        t = self.known_ticker(ticker) if ticker else self.company_of(question)
+
+        def search(text: str, flt: FilterSpec) -> SearchResult:
+            return self.search(text, flt, mode=None, top_k=self.settings.top_k)
+
+        with self._first_answer(t):
+            return ResearchRun(self.services, t, question, as_of or date.today(), on_event, search=search).answer()
+
+    # --- first-answer indexing ----------------------------------------------------------------------------------
+    @contextmanager
+    def _first_answer(self, ticker: str) -> Iterator[None]:
+        """Around one research or ask run: prewarm the embedder (a first-use ONNX export overlaps the fetch), finish
+        the ticker's deferred embeddings first (a run sees every stored filing of its ticker whole), and afterwards —
+        in a long-lived engine (API, MCP) — embed what the run deferred in a background thread; a CLI process calls
+        ``finish_indexing`` itself once the answer is shown."""
+        self.services.prewarm_embedder()
+        self.services.complete_deferred((ticker,))
+        try:
+            yield
+        finally:
+            if self.background_indexing and self.services.docstore.deferred():
+                threading.Thread(target=self._finish_quietly, name="equimind-complete", daemon=True).start()
+
+    def _finish_quietly(self) -> None:
+        try:
+            report = self.finish_indexing()
+            log.info("first-answer indexing completed: %d documents, %d embeddings", report.documents_completed,
+                     report.embeddings_computed)
+        except EquiMindError as exc:  # the next run on the ticker completes it; the searches say what is missing
+            log.warning("completing deferred embeddings failed: %s", exc)
+
+    def finish_indexing(self, progress: Progress | None = None) -> IngestReport:
+        """Embed every chunk that first-answer indexing deferred (``ingest/first_answer.py``). Idempotent."""
+        return self.services.complete_deferred(progress=progress)
+
+    def company_of(self, question: str) -> str:
+        """The ticker of the one company ``question`` names; ConfigError listing the candidates when ambiguous."""
+        stored = dict.fromkeys((r.ticker, r.company) for r in self.services.docstore.list_documents() if r.ticker)
+        try:
+            tickers = self.services.sources.ticker_map()
+        except EquiMindError as exc:  # live mode without an SEC identity: only the store's companies are known
+            log.warning("no SEC ticker map to resolve the question's company: %s", exc)
+            tickers = {}
+        return resolve_company(question, stored, tickers).ticker
+
+    # --- read paths the interfaces share (added by the thin-interfaces refactor) ----------------------------------
+    def stored_tickers(self) -> list[str]:
+        """The tickers with indexed documents in the store, sorted (what an unknown-ticker error lists)."""
+        return sorted(self.services.docstore.known_tickers())
+
+    def price_series(self, ticker: str, as_of: date | None = None, lookback_days: int = 365) -> PriceSeries:
+        """Daily OHLCV + indicator series of ``ticker`` up to ``as_of`` (default today) for the dashboard's chart: an
+        ``equimind.analytics.price_series.PriceSeries``. Indicators start from the same history as the market
+        report's (two years before ``as_of``, or more for a longer window), so their last values equal its figures."""
+        day = as_of or date.today()
+        start = day - timedelta(days=max(DEFAULT_LOOKBACK_DAYS, lookback_days + 365))
+        history = self.services.sources.market.prices.history(ticker, start=start).up_to(day)
+        if not history.bars:
+            raise NotFoundError(f"no price bars for {ticker} between {start} and {day}; choose a later as_of")
+        return PriceSeries.from_history(history, day, day - timedelta(days=lookback_days))

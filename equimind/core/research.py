@@ -1,0 +1,118 @@
+"""The research result: the rating, the debate's claims and citations, the computed figures, the agentic loop's
+report and the ``Recommendation`` every interface prints (Pydantic, validated, JSON-serialisable).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
+
+from equimind.core.degraded import Degradation
+
+
+# Research output
+class Rating(StrEnum):
+    STRONG_BUY = "STRONG_BUY"
+    BUY = "BUY"
+    HOLD = "HOLD"
+    SELL = "SELL"
+    STRONG_SELL = "STRONG_SELL"
+
+
+class Speaker(StrEnum):
+    BULL = "bull"
+    BEAR = "bear"
+    JUDGE = "judge"
+
+
+class Citation(BaseModel):
+    """A quoted span of a stored document: [start, end) into its canonical text."""
+
+    model_config = ConfigDict(frozen=True)
+
+    doc_id: str
+    start: int
+    end: int
+    quote: str
+    doc_sha256: str
+
+
+class Figure(BaseModel):
+    """A number in a report with its provenance."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    name: str
+    value: float | None
+    unit: str
+    as_of: date | None
+    formula: str
+    inputs: dict[str, Any] = Field(default_factory=dict)
+    provenance: dict[str, Any] = Field(default_factory=dict)
+
+
+class Claim(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    speaker: Speaker
+    text: str
+    citations: list[Citation] = Field(default_factory=list)
+    figure_ids: list[str] = Field(default_factory=list)
+    strength: float = 0.5
+    signal: str = ""
+
+
+class IterationLog(BaseModel):
+    iteration: int
+    queries: list[str] = Field(default_factory=list)
+    filters: dict[str, Any] = Field(default_factory=dict)
+    hits: list[dict[str, Any]] = Field(default_factory=list)
+    fetched: list[dict[str, Any]] = Field(default_factory=list)
+    critic: dict[str, Any] = Field(default_factory=dict)
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+
+
+class AgenticRAGReport(BaseModel):
+    iterations: int
+    converged: bool
+    coverage: float
+    curated_nodes: int
+    discarded_nodes: int
+    log: list[IterationLog] = Field(default_factory=list)
+    # the answerability check's verdict (equimind/answer/answerability.py, ADR 0006); None when it did not run
+    answerability: dict[str, Any] | None = None
+
+
+class JudgeSynthesis(BaseModel):
+    winning_side: Speaker | None
+    winning_thesis: str
+    key_risks: list[str] = Field(default_factory=list)
+    key_catalysts: list[str] = Field(default_factory=list)
+    reasoning: list[str] = Field(default_factory=list)
+
+
+class Recommendation(BaseModel):
+    ticker: str
+    question: str
+    as_of: date
+    rating: Rating | None
+    conviction: float = Field(ge=0.0, le=1.0)
+    thesis: str
+    refused: bool = False
+    refusal_reason: str | None = None
+    answer: SerializeAsAny[BaseModel] | None = None  # Answer (answer/record.py): a specific ask; a decision topic
+    bull_case: list[Claim] = Field(default_factory=list)
+    bear_case: list[Claim] = Field(default_factory=list)
+    judge: JudgeSynthesis | None = None
+    figures: list[Figure] = Field(default_factory=list)
+    agentic_rag: AgenticRAGReport | None = None
+    degraded: list[Degradation] = Field(default_factory=list)
+    dropped_claims: int = 0
+    provider: str = "offline"
+    prompt_hashes: dict[str, str] = Field(default_factory=dict)
+    usage: dict[str, Any] = Field(default_factory=dict)
+    timings_ms: dict[str, float] = Field(default_factory=dict)

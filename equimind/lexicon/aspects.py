@@ -1,0 +1,96 @@
+"""The four research aspects and the rules by which one piece of evidence covers them.
+
+An aspect is covered by a node whose section matches the aspect's sections (Item 1A → risks, Item 7/8 →
+fundamentals), whose form belongs to it (``prices`` → valuation/technicals), or whose text holds ≥ 2 distinct terms of
+the aspect's lexicon; recent events need an event-bearing form (10-Q, 8-K, 6-K, news) filed ≤ 120 days before the
+as-of date. Names of available figures / data kinds cover fundamentals and valuation/technicals. Shared by the critic
+(``agents.critic``), the query rewriter and research memory; pure, no agent code.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from datetime import date
+from enum import StrEnum
+
+from equimind.core.search import EvidenceNode
+from equimind.lexicon.text import TEXT_CACHE
+
+
+class Aspect(StrEnum):
+    FUNDAMENTALS = "fundamentals"
+    RISKS = "risks"
+    VALUATION_TECHNICALS = "valuation_technicals"
+    RECENT_EVENTS = "recent_events"
+
+
+RECENT_WINDOW_DAYS = 120
+MIN_TERM_HITS = 2
+
+_TERMS: dict[Aspect, tuple[str, ...]] = {
+    Aspect.FUNDAMENTALS: ("revenue", "revenues", "net income", "gross margin", "operating income", "net sales",
+                          "earnings per share", "cash flow", "operating expenses", "cost of revenue", "segment",
+                          "results of operations", "balance sheet", "liquidity", "total assets", "operating margin"),
+    Aspect.RISKS: ("risk", "risks", "uncertain", "uncertainty", "adversely", "adverse effect", "could harm",
+                   "competition", "competitive", "export control", "export controls", "litigation", "regulatory",
+                   "concentration", "supply chain", "tariff", "tariffs", "cybersecurity", "volatility"),
+    Aspect.VALUATION_TECHNICALS: ("p/e", "price-to-earnings", "price to earnings", "earnings multiple",
+                                  "valuation multiple", "forward earnings", "market capitalization", "price target",
+                                  "enterprise value", "ev/ebitda", "closing price", "moving average", "rsi",
+                                  "relative strength index", "macd", "bollinger", "52-week", "trading volume"),
+    Aspect.RECENT_EVENTS: (),
+}
+_SECTIONS: dict[Aspect, tuple[str, ...]] = {
+    Aspect.FUNDAMENTALS: ("item 7", "item 8", "management's discussion", "management’s discussion",
+                          "financial statements", "results of operations"),
+    Aspect.RISKS: ("item 1a", "risk factors", "item 7a", "market risk"),
+    Aspect.VALUATION_TECHNICALS: (),
+    Aspect.RECENT_EVENTS: (),
+}
+_EVENT_FORMS = frozenset({"10-Q", "10-Q/A", "8-K", "8-K/A", "6-K", "news"})
+_NAME_TOKENS: dict[Aspect, frozenset[str]] = {
+    Aspect.FUNDAMENTALS: frozenset({"companyfacts", "revenue", "revenues", "eps", "margin", "income", "cash", "fcf",
+                                    "roe", "roa", "debt", "assets", "sales", "ebitda", "fundamentals", "growth"}),
+    Aspect.VALUATION_TECHNICALS: frozenset({"price", "prices", "close", "rsi", "macd", "sma", "ema", "bollinger",
+                                            "pe", "ps", "pb", "ev", "valuation", "momentum", "volatility", "beta",
+                                            "technicals", "drawdown", "returns"}),
+}
+_TERM_PATTERNS = {a: re.compile(rf"(?<![\w/-])(?:{'|'.join(re.escape(t) for t in sorted(terms, key=len)[::-1])})"
+                                r"(?![\w/-])", re.IGNORECASE) for a, terms in _TERMS.items() if terms}
+
+
+def term_hits(text: str, aspect: Aspect) -> list[str]:
+    """Distinct lexicon terms of ``aspect`` in ``text`` (lower-cased, in order of first appearance)."""
+    return list(_term_hits(text, aspect))
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _term_hits(text: str, aspect: Aspect) -> tuple[str, ...]:
+    # Cached: the critic asks this of the same retrieved passages in every round and every run on a ticker.
+    pat = _TERM_PATTERNS.get(aspect)
+    return tuple(dict.fromkeys(m.group(0).lower() for m in pat.finditer(text))) if pat else ()
+
+
+def node_aspects(node: EvidenceNode, as_of: date) -> dict[Aspect, str]:
+    """The aspects one node supports, each with the rule that fired."""
+    out: dict[Aspect, str] = {}
+    section = (node.section or "").lower()
+    for aspect in (Aspect.FUNDAMENTALS, Aspect.RISKS, Aspect.VALUATION_TECHNICALS):
+        sec = next((s for s in _SECTIONS[aspect] if s in section), None)
+        hits = term_hits(node.text, aspect)
+        if sec:
+            out[aspect] = f"section '{node.section}'"
+        elif aspect is Aspect.VALUATION_TECHNICALS and node.form == "prices":
+            out[aspect] = "price data"
+        elif len(hits) >= MIN_TERM_HITS:
+            out[aspect] = "terms " + ", ".join(hits[:3])
+    if node.form in _EVENT_FORMS and node.filed_at and 0 <= (as_of - node.filed_at).days <= RECENT_WINDOW_DAYS:
+        out[Aspect.RECENT_EVENTS] = f"{node.form} filed {node.filed_at}"
+    return out
+
+
+def name_aspects(name: str) -> list[Aspect]:
+    tokens = set(re.split(r"[^a-z0-9]+", name.lower()))
+    return [a for a, vocab in _NAME_TOKENS.items() if tokens & vocab]
+

@@ -1,0 +1,166 @@
+"""The computed figures' catalogue: each ratio, margin, growth rate, turnover or days figure by its usual phrases,
+the statement lines that define it and its computation (``FORMULAS``), and the matcher that finds the one a text
+names (``find_formula``: whole words, the longest phrase first).
+
+Source: standard accounting definitions (the formulas ``answer/computed.py`` documents, hand-written from textbook
+definitions, not from any benchmark's questions); the lines are keys of the XBRL concept map
+(``lexicon/concepts.METRICS``). Query shaping reads the line items of a named figure from here, and the answer path
+computes it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from equimind.lexicon.concepts import MetricSpec
+
+MONEY, PERCENT, TIMES, DAYS = "USD", "%", "x", "days"
+Line = tuple[str, int]  # (concept-map metric key, year offset: 0 for t, -1 for t-1)
+Values = Mapping[Line, float]
+
+
+def _avg(v: Values, key: str) -> float:
+    return (v[(key, 0)] + v[(key, -1)]) / 2
+
+
+@dataclass(frozen=True)
+class Formula:
+    key: str
+    name: str
+    phrases: tuple[str, ...]
+    unit: str  # MONEY, PERCENT, TIMES, DAYS
+    text: str  # the definition as the answer states it
+    lines: tuple[Line, ...]
+    compute: Callable[[Values], float]
+    # other line sets that define the same figure, each with its computation (gross profit / revenue)
+    alternatives: tuple[tuple[tuple[Line, ...], Callable[[Values], float]], ...] = ()
+    as_percent: bool = False  # a TIMES figure also stated as a percent (returns: 0.01 = 1.36%)
+
+
+def _lines(spec: str) -> tuple[Line, ...]:
+    """"revenue revenue@t-1" -> (("revenue", 0), ("revenue", -1))."""
+    return tuple((x.split("@")[0], -1 if x.endswith("@t-1") else 0) for x in spec.split())
+
+
+def _f(key: str, name: str, phrases: str, unit: str, text: str, lines: str, compute: Callable[[Values], float],
+       **kw: object) -> Formula:
+    return Formula(key, name, tuple(p.strip() for p in phrases.split(";")), unit, text, _lines(lines), compute,
+                   **kw)  # type: ignore[arg-type]
+
+
+FORMULAS: tuple[Formula, ...] = (
+    _f("revenue_growth", "revenue growth", "revenue growth; revenue growth rate; total revenue growth rate; growth "
+       "in revenue; growth rate of revenue; change in revenue; year-over-year change in revenue; year over year "
+       "change in revenue; yoy change in revenue; revenue change; sales growth; net sales growth; growth in net "
+       "sales", PERCENT, "(revenue[t] - revenue[t-1]) / revenue[t-1]", "revenue revenue@t-1",
+       lambda v: (v[("revenue", 0)] - v[("revenue", -1)]) / v[("revenue", -1)] * 100),
+    _f("gross_margin", "gross margin", "gross margin; gross profit margin; gross margins", PERCENT,
+       "(revenue - cost of revenue) / revenue", "revenue cost_of_revenue",
+       lambda v: (v[("revenue", 0)] - v[("cost_of_revenue", 0)]) / v[("revenue", 0)] * 100,
+       alternatives=((_lines("gross_profit revenue"), lambda v: v[("gross_profit", 0)] / v[("revenue", 0)] * 100),)),
+    _f("operating_margin", "operating margin", "operating margin; operating profit margin; operating income margin;"
+       " operating margins", PERCENT, "operating income / revenue", "operating_income revenue",
+       lambda v: v[("operating_income", 0)] / v[("revenue", 0)] * 100),
+    _f("net_margin", "net profit margin", "net profit margin; net income margin; net margin; profit margin; net "
+       "profit margins", PERCENT, "net income / revenue", "net_income revenue",
+       lambda v: v[("net_income", 0)] / v[("revenue", 0)] * 100),
+    _f("ebitda_margin", "EBITDA margin", "ebitda margin; unadjusted ebitda margin; ebitda margins; ebitda % margin; "
+       "unadjusted ebitda % margin", PERCENT,
+       "(operating income + depreciation and amortization) / revenue",
+       "operating_income depreciation_amortization revenue",
+       lambda v: (v[("operating_income", 0)] + v[("depreciation_amortization", 0)]) / v[("revenue", 0)] * 100),
+    _f("ebitda", "EBITDA", "ebitda; unadjusted ebitda", MONEY, "operating income + depreciation and amortization",
+       "operating_income depreciation_amortization",
+       lambda v: v[("operating_income", 0)] + v[("depreciation_amortization", 0)]),
+    _f("capex_to_revenue", "capital expenditures to revenue", "capex to revenue; capex/revenue; capex to revenue "
+       "ratio; capital expenditure to revenue; capital expenditures to revenue; capex as a percentage of revenue",
+       PERCENT, "capital expenditures / revenue", "capex revenue",
+       lambda v: v[("capex", 0)] / v[("revenue", 0)] * 100),
+    _f("return_on_assets", "return on assets", "return on assets; roa; return on average assets", TIMES,
+       "net income[t] / average of total assets[t-1] and total assets[t]", "net_income total_assets total_assets@t-1",
+       lambda v: v[("net_income", 0)] / _avg(v, "total_assets"), as_percent=True),
+    _f("return_on_equity", "return on equity", "return on equity; roe; return on average equity", TIMES,
+       "net income[t] / average of stockholders' equity[t-1] and [t]",
+       "net_income stockholders_equity stockholders_equity@t-1",
+       lambda v: v[("net_income", 0)] / _avg(v, "stockholders_equity"), as_percent=True),
+    _f("asset_turnover", "asset turnover", "asset turnover; total asset turnover; asset turnover ratio", TIMES,
+       "revenue[t] / average of total assets[t-1] and [t]", "revenue total_assets total_assets@t-1",
+       lambda v: v[("revenue", 0)] / _avg(v, "total_assets")),
+    _f("fixed_asset_turnover", "fixed asset turnover", "fixed asset turnover; fixed asset turnover ratio; fixed "
+       "assets turnover", TIMES, "revenue[t] / average of net PP&E[t-1] and [t]", "revenue ppe_net ppe_net@t-1",
+       lambda v: v[("revenue", 0)] / _avg(v, "ppe_net")),
+    _f("inventory_turnover", "inventory turnover", "inventory turnover; inventory turnover ratio", TIMES,
+       "cost of revenue[t] / average of inventories[t-1] and [t]",
+       "cost_of_revenue inventories inventories@t-1",
+       lambda v: v[("cost_of_revenue", 0)] / _avg(v, "inventories")),
+    _f("dpo", "days payable outstanding", "days payable outstanding; dpo", DAYS,
+       "365 x average accounts payable / (cost of revenue[t] + inventories[t] - inventories[t-1])",
+       "accounts_payable accounts_payable@t-1 cost_of_revenue inventories inventories@t-1",
+       lambda v: 365 * _avg(v, "accounts_payable") / (v[("cost_of_revenue", 0)] + v[("inventories", 0)]
+                                                      - v[("inventories", -1)])),
+    _f("dio", "days inventory outstanding", "days inventory outstanding; dio; days of inventory; days in inventory",
+       DAYS, "365 x average inventories / cost of revenue[t]", "inventories inventories@t-1 cost_of_revenue",
+       lambda v: 365 * _avg(v, "inventories") / v[("cost_of_revenue", 0)]),
+    _f("dso", "days sales outstanding", "days sales outstanding; dso", DAYS,
+       "365 x average accounts receivable / revenue[t]",
+       "accounts_receivable accounts_receivable@t-1 revenue",
+       lambda v: 365 * _avg(v, "accounts_receivable") / v[("revenue", 0)]),
+    _f("current_ratio", "current ratio", "current ratio; working capital ratio", TIMES,
+       "current assets / current liabilities", "current_assets current_liabilities",
+       lambda v: v[("current_assets", 0)] / v[("current_liabilities", 0)]),
+    _f("working_capital", "working capital", "working capital; net working capital", MONEY,
+       "current assets - current liabilities", "current_assets current_liabilities",
+       lambda v: v[("current_assets", 0)] - v[("current_liabilities", 0)]),
+    _f("debt_to_equity", "debt to equity", "debt to equity; debt-to-equity; debt to equity ratio; debt/equity",
+       TIMES, "total debt / stockholders' equity", "total_debt stockholders_equity",
+       lambda v: v[("total_debt", 0)] / v[("stockholders_equity", 0)]),
+    _f("effective_tax_rate", "effective tax rate", "effective tax rate; effective income tax rate", PERCENT,
+       "income tax expense / income before income taxes", "income_tax pretax_income",
+       lambda v: v[("income_tax", 0)] / v[("pretax_income", 0)] * 100),
+    _f("payout_ratio", "dividend payout ratio", "dividend payout ratio; payout ratio", PERCENT,
+       "dividends paid / net income", "dividends net_income",
+       lambda v: v[("dividends", 0)] / v[("net_income", 0)] * 100),
+    _f("free_cash_flow", "free cash flow", "free cash flow; fcf", MONEY,
+       "operating cash flow - capital expenditures", "operating_cash_flow capex",
+       lambda v: v[("operating_cash_flow", 0)] - v[("capex", 0)]),
+)
+OUTFLOWS = frozenset(["capex", "dividends", "buybacks"])  # printed as negatives in a cash-flow statement
+ABSOLUTE = OUTFLOWS | {"depreciation_amortization"}  # used by size: an outflow or an add-back, whatever its sign
+@dataclass(frozen=True)
+class FormulaMatch:
+    formula: Formula
+    phrase: str
+    average_years: bool  # "3 year average X", "average X": the mean of X over the span of years named
+
+
+def _pattern(phrase: str) -> re.Pattern[str]:
+    body = r"[\s-]+".join(re.escape(w) for w in phrase.split())
+    return re.compile(rf"(?<![\w&/]){body}(?![\w&/])")
+
+
+_PATTERNS = tuple(sorted(((_pattern(p), p, f) for f in FORMULAS for p in f.phrases), key=lambda x: -len(x[1])))
+AVERAGE_BEFORE = re.compile(r"\baverage\s+(?:\w+\s+){0,2}$")
+N_YEAR_AVERAGE = re.compile(r"\b(?:\d+|two|three|four|five)[\s-]years?\s+average\b")
+
+
+def find_formula(text: str) -> FormulaMatch | None:
+    """The first computed figure ``text`` names (longest phrase first), or None."""
+    low = text.lower().replace("\u2019", "'")
+    best: tuple[int, FormulaMatch] | None = None
+    for pat, phrase, f in _PATTERNS:
+        m = pat.search(low)
+        if m is None:
+            continue
+        if best is not None and best[0] <= m.start():
+            continue
+        avg = bool(AVERAGE_BEFORE.search(low[:m.start()])) or bool(N_YEAR_AVERAGE.search(low))
+        best = (m.start(), FormulaMatch(f, phrase, avg))
+    return best[1] if best else None
+
+
+def metric_formula(metric: MetricSpec) -> Formula:
+    """A reported line as a one-line "formula", so a yes / no ask about its direction is answered as a ratio's."""
+    return Formula(metric.key, metric.name.lower(), (), MONEY, "as reported", ((metric.key, 0),),
+                   lambda v: v[(metric.key, 0)])

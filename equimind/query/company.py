@@ -1,0 +1,103 @@
+"""Which company a question is about, when the caller gives no ticker.
+
+Two vocabularies, in order: the companies of the stored documents (their ticker and company name), then the SEC
+ticker map (every ticker with its registrant name). A company matches when its ticker stands in the question as an
+upper-case word, or when its name — less legal suffixes ("Inc.", "Corp", "Holdings" ...) — stands in the question as
+consecutive words. A longer matching name beats a shorter one it contains ("Apple Hospitality" vs "Apple"). A stored
+company wins over a map entry matched by the same words; several remaining candidates are an ambiguity the caller
+settles with a ticker, unless the question compares them (then the first named is the subject).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from equimind.core.errors import ConfigError, NotFoundError
+from equimind.sources.base import TickerInfo
+
+_WORD = re.compile(r"[A-Za-z0-9&][A-Za-z0-9&.\-']*")
+_SUFFIXES = frozenset("""inc inc. incorporated corp corp. corporation co co. company ltd ltd. limited plc llc lp
+l.p. n.v. nv s.a. sa ag se holdings holding group class common stock de com & and""".split())  # noqa: SIM905
+
+
+COMPARISON_WORDS = frozenset({"compare", "compared", "comparison", "versus", "vs", "than", "relative", "both"})
+
+
+@dataclass(frozen=True)
+class Candidate:
+    ticker: str
+    name: str
+    stored: bool
+    matched: str  # the words of the question it matched
+
+
+def _words(text: str, *, lower: bool = True) -> list[str]:
+    out = [re.sub(r"'s$", "", w.strip(".'")) for w in _WORD.findall(text)]
+    return [w.lower() for w in out] if lower else out
+
+
+def core_name(name: str) -> tuple[str, ...]:
+    """'NVIDIA CORP' -> ('nvidia',); 'Apple Inc.' -> ('apple',); 'Netflix, Inc.' -> ('netflix',)."""
+    words = _words(re.sub(r"/[A-Za-z]+/?$", "", name).replace(",", " "))
+    while words and words[-1] in _SUFFIXES:
+        words.pop()
+    while words and words[0] == "the":
+        words.pop(0)
+    return tuple(words)
+
+
+def _contains(seq: list[str], sub: tuple[str, ...]) -> bool:
+    n = len(sub)
+    return n > 0 and any(tuple(seq[i:i + n]) == sub for i in range(len(seq) - n + 1))
+
+
+def _match(words: list[str], proper: list[str], upper: set[str], ticker: str, name: str) -> str | None:
+    """``proper``: the question's words, lower-cased where written capitalised, else blanked: a company name is a
+    proper noun, so "paid" never matches PAID INC while "Apple" matches Apple Inc."""
+    core = core_name(name)
+    if core and _contains(proper, core):
+        return " ".join(core)
+    if len(ticker) >= 2 and ticker in upper:
+        return ticker
+    return None
+
+
+def candidates(question: str, stored: Iterable[tuple[str, str | None]],
+               ticker_map: Mapping[str, TickerInfo]) -> list[Candidate]:
+    """Every company the question names, stored or in the SEC map (a stored company wins over a map entry matched
+    by the same words)."""
+    words = _words(question)
+    proper = [w.lower() if w[:1].isupper() or w[:1].isdigit() else "" for w in _words(question, lower=False)]
+    upper = {w for w in _words(question, lower=False) if w.isupper()}
+    found = [Candidate(t, n or t, True, m) for t, n in stored
+             if (m := _match(words, proper, upper, t, n or "")) is not None]
+    held = {c.ticker for c in found}
+    found += [Candidate(info.ticker, info.name, False, m) for info in ticker_map.values()
+              if info.ticker not in held and (m := _match(words, proper, upper, info.ticker, info.name)) is not None]
+    named = {c.matched for c in found if c.stored}  # a stored company's words name it, not a namesake in the map
+    found = [c for c in found if c.stored or c.matched not in named]
+    order = {t: i for i, t in enumerate(ticker_map)}  # SEC lists the primary share class first
+    longest = max((len(c.matched.split()) for c in found), default=0)
+    best = [c for c in found if len(c.matched.split()) == longest]
+    by_name: dict[str, Candidate] = {}
+    for c in sorted(best, key=lambda c: (not c.stored, order.get(c.ticker, len(order)), c.ticker)):
+        by_name.setdefault(c.name.lower(), c)  # share classes (GOOGL/GOOG) of one registrant: the one SEC lists first
+    return sorted(by_name.values(), key=lambda c: c.ticker)
+
+
+def resolve_company(question: str, stored: Iterable[tuple[str, str | None]],
+                    ticker_map: Mapping[str, TickerInfo]) -> Candidate:
+    """The one company the question is about, or a clear error naming the candidates and the fix."""
+    found = candidates(question, stored, ticker_map)
+    if not found:
+        raise NotFoundError("the question names no company the store or the SEC ticker map knows; name the company "
+                            "(e.g. \"NVIDIA\") or pass --ticker")
+    if len(found) > 1 and COMPARISON_WORDS & set(_words(question)):
+        low = question.lower()  # a comparison: the company named first is the subject, the answerer adds the other
+        return min(found, key=lambda c: low.find(c.matched.lower()) % (len(low) + 1))
+    if len(found) > 1:
+        listed = ", ".join(f"{c.ticker} ({c.name})" for c in found[:10])
+        raise ConfigError(f"the question could be about several companies: {listed}; pass --ticker to choose one")
+    return found[0]

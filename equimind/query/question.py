@@ -1,0 +1,245 @@
+"""Question analysis for the answer path: what kind of value answers the ask, which reported metric and period it
+names, and whether it compares two companies or two periods.
+
+The decision-vs-specific split, the focus terms and the companies the question compares are the answerability
+analysis's (``equimind.query.analysis.analyse``, ADR 0006); this module adds only the answer type, the metric
+and the periods. Rules, first match wins (on the ask's lower-case words):
+
+* ``how many`` -> count; ``how much`` / ``how large|big`` -> an amount, or a count when the noun counted is a
+  count noun (employees, members, vehicles ...) and no money verb (spend, pay, cost ...), or a percent when the ask
+  is about growth ("how much did X grow");
+* ``how fast|quickly``, ``what percentage|fraction|share|rate|margin``, ``by how much`` + grow -> percent;
+* ``what is|was`` + headcount / workforce / "number of" (no reported metric) -> count;
+* ``when`` / ``what year|date`` -> date; ``where``, ``which``, ``who``, ``in which`` -> name;
+* a first word that is an auxiliary (is, are, does, did, can, has ...) -> yes/no;
+* ``why``, ``what drove|caused|lifted``, ``how does X describe|explain|assign ...`` -> text, even when a metric is named
+  ("what drove the decline in sales" asks for the reason, not the sales figure);
+* an instruction naming a percent ("in units of percents", "(as a %)") -> percent; ``what was|were|is`` + a
+  reported metric, or an instruction naming a currency unit ("Answer in USD millions", "(in USD millions)") ->
+  amount; any other ask -> text.
+
+An XBRL ask is an amount (or count / per-share) ask that names a metric of the concept map and whose other focus
+terms are only the metric's own words, verbs such as "earn" or "spend", and period words: anything else (a
+segment such as "data center", a qualifier such as "deferred") is answered from the passages.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import Stemmer
+
+from equimind.lexicon.amounts import SCALES
+from equimind.lexicon.concepts import METRIC_VERBS, SHARES, MetricMatch, find_metrics
+from equimind.lexicon.formulas import FormulaMatch, find_formula, metric_formula
+from equimind.lexicon.text import TOKEN
+from equimind.lexicon.vocabulary import MONEY_VERBS
+from equimind.query.analysis import AskAnalysis, AskKind, Subject, analyse
+from equimind.query.figure_asks import trend_word
+from equimind.query.kinds import AnswerKind
+from equimind.query.periods import Period, find_periods
+
+
+def _wordset(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+EXPLAIN = re.compile(r"^why\b|\bwhat (drove|drives|caused|causes|explains|lifted|hurt|weighed)\b"
+                     r"|\bhow (does|do|did) [\w&' ]{1,40}?\b(describe|explain|assign|allocate|break|define|"
+                     r"account|recognize|measure)\b")
+COUNT_NOUNS = _wordset("""employees employee people staff headcount workforce workers members memberships
+subscribers subscriptions users customers headcounts employer employers vehicles cars units deliveries stores
+locations shares accounts countries offices facilities patents""")
+COUNT_HEADS = _wordset("headcount headcounts workforce")  # "what is X's headcount": the answer is a count
+GROWTH_WORDS = _wordset("grow grew growth grown increase increased rise rose decline declined fall fell change "
+                         "changed")
+PERCENT_HEADS = _wordset("percentage percent fraction share proportion rate margin ratio")
+NAME_HEADS = _wordset("which who whom whose where")
+AUXILIARIES = _wordset("is are was were do does did can could has have had will would should")
+TEXT_CUES = _wordset("why drove drive drives driving describe explain how")
+COMPARE_CUES = _wordset("compare compared comparing comparison versus vs than larger bigger smaller faster "
+                         "slower higher lower more less")
+
+
+@dataclass(frozen=True)
+class QuestionAnalysis:
+    question: str
+    ask: AskAnalysis
+    kind: AnswerKind  # COMPARISON / DECISION, else the value kind
+    value_kind: AnswerKind  # the kind of value each side needs
+    metric: MetricMatch | None
+    xbrl: bool  # answerable from companyfacts (see module docstring)
+    periods: tuple[Period, ...]
+    leftover: tuple[str, ...]  # focus words beyond the metric, its verbs and the period
+    cue: str
+    head: str | None = None  # the noun a which/what ask names its answer by ("architecture" in "which new GPU
+    # architecture did ..."): the answer is a name written before it ("the Blackwell architecture")
+    scale: float | None = None  # the unit the question asks amounts in ("Answer in USD millions" -> 1e6)
+    formula: FormulaMatch | None = None  # a computed figure the ask names ("days payable outstanding": computed)
+    trend: str | None = None  # a yes / no ask about a figure's direction ("Has X increased its debt"): up / down
+    cue_words: tuple[str, ...] = ()  # words naming the answer's type, not its topic ("city" in "in which city is
+    # the head office", "fraction" in "what fraction of ..."): the answering sentence states a city or a percent and
+    # need not repeat the word (``extract.score_units`` counts them only when held)
+
+    @property
+    def terms(self) -> tuple[str, ...]:
+        return tuple(t.stem for t in self.ask.terms)
+
+    def to_log(self) -> dict[str, Any]:
+        return {"kind": self.kind.value, "value_kind": self.value_kind.value, "cue": self.cue,
+                "metric": self.metric.metric.key if self.metric else None, "xbrl_ask": self.xbrl,
+                "computed": self.formula.formula.key if self.formula else None,
+                "periods": [p.label() for p in self.periods], "leftover_terms": list(self.leftover),
+                "answerability": self.ask.to_log()}
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9&']+", text.lower().replace("\u2019", "'"))
+
+
+AMOUNT_FORM = re.compile(r"\b(?:in|answer in|state answer in|in units of)\s+(?:usd|us\$|\$|dollars)\s*"
+                         r"(thousands|millions|billions)?\b|\(in (?:usd |\$ ?)?(thousands|millions|billions)\)",
+                         re.I)
+PERCENT_FORM = re.compile(r"\bin units of percents?\b|\(as a %\)|\bas a percent(?:age)?\b|%\s*margin\b", re.I)
+
+
+def value_kind(words: Sequence[str], metric: MetricMatch | None, question: str = "") -> tuple[AnswerKind, str]:
+    """The kind of value that answers the ask (module docstring rules); ``question``: the whole question, whose
+    instructions may name the answer's form ("Answer in USD millions", "in units of percents")."""
+    text = " ".join(words)
+    growth = bool(GROWTH_WORDS & set(words))
+    nouns = COUNT_NOUNS & set(words)
+    if "how many" in text:
+        return AnswerKind.COUNT, "how many"
+    if re.search(r"\bhow (fast|quickly)\b", text) or (growth and re.search(r"\b(by )?how much\b", text)):
+        return AnswerKind.PERCENT, "growth ask"
+    if re.search(r"\bwhat (percentage|percent|fraction|share|proportion|rate|margin)\b", text):
+        return AnswerKind.PERCENT, "what percentage/fraction/rate"
+    if re.search(r"\bhow (much|large|big)\b", text):
+        if nouns and not MONEY_VERBS & set(words) and (metric is None or metric.metric.unit == SHARES):
+            return AnswerKind.COUNT, f"how large + count noun '{sorted(nouns)[0]}'"
+        return AnswerKind.AMOUNT, "how much/large"
+    if metric is None and re.search(r"\bwhat (is|was|are|were)\b", text) and (
+            COUNT_HEADS & set(words) or "number of" in text):
+        return AnswerKind.COUNT, "what is + headcount / number of"
+    if (words and words[0] == "when") or re.search(r"\bwhat (year|date|day|month)\b", text):
+        return AnswerKind.DATE, "when"
+    if words and words[0] in AUXILIARIES:
+        return AnswerKind.YES_NO, f"auxiliary '{words[0]}' first"
+    if EXPLAIN.search(text):
+        return AnswerKind.TEXT, "an explanation (why / what drove / how does ... describe)"
+    if PERCENT_FORM.search(question):
+        return AnswerKind.PERCENT, "the question asks for a percent"
+    if metric is not None:
+        return AnswerKind.AMOUNT, f"metric '{metric.phrase}'"
+    if AMOUNT_FORM.search(question) and not NAME_HEADS & set(words[:3]):
+        return AnswerKind.AMOUNT, "the question asks for an amount in a currency unit"
+    if NAME_HEADS & set(words[:3]) or re.search(r"\bwhat (network|company|city|country|segments?|model)\b", text):
+        return AnswerKind.NAME, "which/where/who"
+    return AnswerKind.TEXT, "an explanation"
+
+
+def name_head(words: Sequence[str]) -> str | None:
+    """The last word of the "which/what ..." phrase before its verb ("which new GPU architecture did" ->
+    "architecture"), when it is a content word."""
+    start = next((i for i, w in enumerate(words) if w in ("which", "what")), None)
+    if start is None:
+        return None
+    phrase: list[str] = []
+    for w in words[start + 1:]:
+        if w in AUXILIARIES:
+            break
+        phrase.append(w)
+    return phrase[-1] if phrase and len(phrase[-1]) > 2 and phrase[-1] not in AUXILIARIES else None
+
+
+def _compared_kind(words: Sequence[str], metric: MetricMatch | None, vkind: AnswerKind) -> AnswerKind:
+    """What each side of a comparison needs: "which company has the larger workforce" compares counts, "which grew
+    faster" growth rates, "compare revenue" amounts; a description stays text."""
+    if vkind not in (AnswerKind.NAME, AnswerKind.TEXT, AnswerKind.YES_NO):
+        return vkind
+    if COUNT_NOUNS & set(words):
+        return AnswerKind.COUNT
+    if GROWTH_WORDS & set(words):
+        return AnswerKind.PERCENT
+    return AnswerKind.AMOUNT if metric is not None else vkind
+
+
+def _leftover(ask: AskAnalysis, metric: MetricMatch | None, stem: Any) -> tuple[str, ...]:
+    if metric is None:
+        return tuple(t.word for t in ask.terms)
+    own = set(_stem_words(TOKEN.findall(metric.phrase), stem)) | set(_stem_words(sorted(METRIC_VERBS), stem))
+    return tuple(t.word for t in ask.terms if t.stem not in own)
+
+
+def _stem_words(words: Sequence[str], stem: Any) -> list[str]:
+    if stem is None:
+
+        stem = Stemmer.Stemmer("english")
+    return [str(s) for s in stem.stemWords(list(words))]
+
+
+def analyse_question(question: str, subject: Subject, others: Sequence[Subject] = (),
+                     stem: Any = None, topic: bool = False) -> QuestionAnalysis:
+    """The answer-path analysis of ``question`` about ``subject`` (``others``: the other companies known).
+
+    ``topic``: a decision ask with content words ("Is data-center growth sustainable?") is analysed as the text ask
+    about those words (its topic), answered above the debate's rating; without content words it stays a decision."""
+    ask = analyse(question, subject, others, stem)
+    periods = tuple(find_periods(ask.ask))
+    metrics = find_metrics(ask.ask)
+    metric = metrics[0] if metrics else None
+    words = _words(ask.ask)
+    vkind, cue = value_kind(words, metric, question)
+    kind = vkind
+    if topic and ask.kind is AskKind.DECISION and ask.topic:
+        ask = replace(ask, kind=AskKind.SPECIFIC, terms=ask.topic, cue=f"the topic of a decision ask ({ask.cue})")
+        kind = vkind = AnswerKind.TEXT
+        cue = "the topic of a decision ask: the passages about it"
+    if ask.kind is AskKind.DECISION:
+        kind, cue = AnswerKind.DECISION, ask.cue
+    elif ask.co_subjects or (len(periods) >= 2 and COMPARE_CUES & set(words)):
+        kind, cue = AnswerKind.COMPARISON, "two companies" if ask.co_subjects else "two periods"
+        vkind = _compared_kind(words, metric, vkind)
+    compare = COMPARE_CUES if kind is AnswerKind.COMPARISON else frozenset()
+    leftover = tuple(w for w in _leftover(ask, metric, stem) if w not in compare)
+    # a computed figure is asked for unless the ask wants a yes / no, a reason ("what drove the margin change"),
+    # or compares companies
+    direction = trend_word(ask.ask) if vkind is AnswerKind.YES_NO else None
+    formula = find_formula(ask.ask) if (vkind is not AnswerKind.YES_NO or direction) and not EXPLAIN.search(
+        " ".join(words)) and not ask.co_subjects else None  # two periods compared: each side computes its year
+    if direction and formula is None and metric is not None:  # "Has Microsoft increased its debt ...?"
+        formula = FormulaMatch(metric_formula(metric.metric), metric.phrase, False)
+    trend = direction if formula is not None else None
+    xbrl = (metric is not None and formula is None and not leftover and vkind in (AnswerKind.AMOUNT, AnswerKind.COUNT)
+            and (vkind is AnswerKind.AMOUNT or metric.metric.unit == SHARES)
+            and len({m.metric.key for m in metrics}) == 1)
+    head = name_head(words) if vkind is AnswerKind.NAME else None
+    return QuestionAnalysis(question, ask, kind, vkind, metric, xbrl, periods, leftover, cue, head,
+                            asked_scale(question), formula, trend, answer_type_words(words, vkind, head))
+
+
+def asked_scale(question: str) -> float | None:
+    """The scale the question wants amounts stated in ("Answer in USD millions", "(in USD billions)": the first
+    currency instruction of ``AMOUNT_FORM`` that names one), or None."""
+    for m in AMOUNT_FORM.finditer(question):
+        word = m.group(1) or m.group(2)
+        if word:
+            return SCALES[word.lower()]
+    return None
+
+
+PERCENT_CUE = re.compile(r"\bwhat (percentage|percent|fraction|share|proportion)\b")
+
+
+def answer_type_words(words: Sequence[str], vkind: AnswerKind, head: str | None) -> tuple[str, ...]:
+    """The words of the ask that name the type of its answer (``QuestionAnalysis.cue_words``): the head noun of a
+    name ask's which / what phrase (``head``: "which city", "what network", "which new GPU architecture"), the
+    share word of a percent ask ("what fraction")."""
+    if vkind is AnswerKind.PERCENT:
+        m = PERCENT_CUE.search(" ".join(words))
+        return (m.group(1),) if m else ()
+    return (head,) if vkind is AnswerKind.NAME and head else ()
