@@ -1,4 +1,5 @@
-"""Shared fixtures. The recorded corpus lives in ../shared (EQUIMIND_SHARED); tests that need it skip clearly."""
+"""Shared fixtures. The recorded corpus lives in ../shared (EQUIMIND_SHARED); tests that need it skip clearly, and
+under CI (CI=true) every skip is a failure that keeps its reason (tests/ci_skip_policy.py)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
+
+pytest_plugins = ["ci_skip_policy"]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,7 +48,7 @@ def corpus_dir(shared_dir: Path) -> Path:
 def financebench_dir(shared_dir: Path) -> Path:
     path = shared_dir / "benchmarks" / "financebench"
     if not path.is_dir():
-        pytest.skip(f"FinanceBench dev split not found at {path}")
+        pytest.skip(f"FinanceBench dev split not found at {path}; it is part of shared/ (EQUIMIND_SHARED)")
     return path
 
 

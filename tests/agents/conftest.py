@@ -130,5 +130,5 @@ def corpus_factory() -> Callable[..., Corpus]:
 def lm_dir(corpus_dir: Path) -> Path:
     path = corpus_dir / "sentiment"
     if not (path / "LM_negative.txt").is_file():
-        pytest.skip(f"Loughran-McDonald lists not found under {path}")
+        pytest.skip(f"Loughran-McDonald lists not found under {path}; they are part of shared/ (EQUIMIND_SHARED)")
     return path

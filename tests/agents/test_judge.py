@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
 from datetime import date, timedelta
 
 import pytest
@@ -94,6 +98,28 @@ def test_no_claims_is_an_error_not_a_guess() -> None:
         rule.judge([], AS_OF)
 
 
+def _fingerprint_in_a_fresh_interpreter(hash_seed: str) -> str:
+    """The fingerprint computed by a new Python process: fresh module objects, another string-hash seed (a table
+    hashed in set or dict-iteration order would come out different)."""
+    code = f"from {rule.__name__} import rules_fingerprint; print(rules_fingerprint())"
+    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300,
+                         check=True)
+    return out.stdout.strip()
+
+
 def test_fingerprint_is_stable_hex() -> None:
     fp = rule.rules_fingerprint()
-    assert fp == rule.rules_fingerprint() and len(fp) == 64
+    assert re.fullmatch(r"[0-9a-f]{64}", fp)
+    assert _fingerprint_in_a_fresh_interpreter("1") == fp == _fingerprint_in_a_fresh_interpreter("2")
+
+
+def test_fingerprint_changes_with_a_judge_constant_or_a_rule_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    fp = rule.rules_fingerprint()
+    with monkeypatch.context() as m:
+        m.setattr(rule, "BUY", rule.BUY + 0.01)  # a judge threshold
+        assert rule.rules_fingerprint() != fp
+    with monkeypatch.context() as m:
+        m.setitem(rule.FIGURE_ALIASES, "test_only_alias", "revenue")  # a rule table of the offline analyst
+        assert rule.rules_fingerprint() != fp
+    assert rule.rules_fingerprint() == fp  # both restored: the same inputs give the same fingerprint

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
@@ -26,7 +25,7 @@ from equimind.llm.calls import LLMRateLimitedError
 from equimind.llm.providers import LLMConfig
 
 AS_OF = date(2025, 9, 1)
-Reply = tuple[int, dict[str, str], dict[str, Any], float]  # status, headers, body, delay (s)
+Reply = tuple[int, dict[str, str], dict[str, Any], float]  # status, headers, body, delay (s; cut short at teardown)
 
 
 def _role(body: dict[str, Any]) -> str:
@@ -60,12 +59,14 @@ def completion(body: dict[str, Any], arguments: str | None = None, refusal: str 
 
 @dataclass
 class FakeOpenAI:
-    """Serves POST /v1/chat/completions; ``behaviour(n, body)`` decides the n-th reply (0-based, thread-safe)."""
+    """Serves POST /v1/chat/completions; ``behaviour(n, body)`` decides the n-th reply (0-based, thread-safe). A
+    reply's delay ends early when ``release`` is set (the fixture sets it at teardown, so no reply outlives a test)."""
 
     behaviour: Callable[[int, dict[str, Any]], Reply]
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    release: threading.Event = field(default_factory=threading.Event)
 
     def handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
@@ -78,7 +79,8 @@ class FakeOpenAI:
                     fake.requests.append(body)
                     fake.headers.append(dict(self.headers))
                 status, headers, payload, delay = fake.behaviour(n, body)
-                time.sleep(delay)
+                if delay > 0:
+                    fake.release.wait(delay)
                 data = json.dumps(payload).encode()
                 try:
                     self.send_response(status)
@@ -99,6 +101,7 @@ class FakeOpenAI:
 @pytest.fixture()
 def serve() -> Iterator[Callable[[Callable[[int, dict[str, Any]], Reply]], tuple[FakeOpenAI, str]]]:
     servers: list[ThreadingHTTPServer] = []
+    fakes: list[FakeOpenAI] = []
 
     def start(behaviour: Callable[[int, dict[str, Any]], Reply]) -> tuple[FakeOpenAI, str]:
         fake = FakeOpenAI(behaviour)
@@ -106,9 +109,12 @@ def serve() -> Iterator[Callable[[Callable[[int, dict[str, Any]], Reply]], tuple
         server.daemon_threads = True
         threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         servers.append(server)
+        fakes.append(fake)
         return fake, f"http://127.0.0.1:{server.server_address[1]}/v1"
 
     yield start
+    for f in fakes:
+        f.release.set()
     for s in servers:
         s.shutdown()
         s.server_close()
@@ -171,12 +177,13 @@ def test_refusal_is_recorded_not_retried_forever(serve, corpus) -> None:  # type
 
 
 def test_timeout_is_retried_then_falls_back(serve, corpus) -> None:  # type: ignore[no-untyped-def]
-    fake, url = serve(lambda n, body: (200, {}, completion(body), 1.5))
-    t0 = time.perf_counter()
+    # the server holds every reply until the test ends: only the client's own 0.25 s timeout ends a call (a client
+    # that waited for the reply would record "ok"), so no wall-clock bound is needed
+    fake, url = serve(lambda n, body: (200, {}, completion(body), 300.0))
     out = _engine(url, corpus, timeout=0.25, retries=1).run("ACME", "q", AS_OF, corpus.evidence, corpus.figures)
-    assert time.perf_counter() - t0 < 10
     assert [c["status"] for c in out.usage["calls"]] == ["timeout"] * 3
     assert len(fake.requests) == 6  # one SDK retry per agent
+    assert {h.get("x-stainless-read-timeout") for h in fake.headers} == {"0.25"}  # the configured timeout, each try
     assert "timed out" in {d.capability: d.reason for d in out.degraded}["llm:bear"]
     assert out.rating == _offline(corpus).rating
 
@@ -201,11 +208,23 @@ def test_429_then_success_recovers(serve, corpus) -> None:  # type: ignore[no-un
 
 
 def test_429_in_strict_mode_raises_rate_limited(serve, corpus) -> None:  # type: ignore[no-untyped-def]
-    fake, url = serve(_rate_limited)
+    # Bull and bear ask concurrently and the first error ends the run, so on a busy machine the other side's request
+    # could be cancelled before it is sent. The server answers 429 only once both requests are in (or after 120 s,
+    # when the count below then fails): what is counted is what the run sent, not which thread ran first.
+    both_in = threading.Event()
+
+    def rate_limited_once_both_asked(n: int, body: dict[str, Any]) -> Reply:
+        if n == 1:
+            both_in.set()
+        both_in.wait(120)
+        return _rate_limited(n, body)
+
+    fake, url = serve(rate_limited_once_both_asked)
     with pytest.raises(LLMRateLimitedError) as err:
         _engine(url, corpus, retries=0, strict=True).run("ACME", "q", AS_OF, corpus.evidence, corpus.figures)
     assert isinstance(err.value, RateLimitedError) and err.value.record.status == "rate_limited"
     assert "429" in str(err.value) and len(fake.requests) == 2  # retries=0: one attempt per side, then the error
+    assert sorted(_role(b) for b in fake.requests) == ["bear", "bull"]  # no judge call after the error
 
 
 def test_config_labels_the_endpoint(serve) -> None:  # type: ignore[no-untyped-def]

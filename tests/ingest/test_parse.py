@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -202,9 +201,7 @@ def test_financebench_evidence_lands_on_its_page(financebench_dir: Path) -> None
 @pytest.mark.integration
 def test_nvda_10k_sections_tables_and_no_xbrl_junk(corpus_dir: Path) -> None:
     html = (corpus_dir / "sec" / "filings" / "NVDA" / "nvda-10-k-2025-02-26.html").read_bytes()
-    t0 = time.perf_counter()
-    parsed = parse_filing_html(html, "10-K", name="nvda")
-    assert time.perf_counter() - t0 < 10.0
+    parsed = parse_filing_html(html, "10-K", name="nvda")  # its time is measured by benchmarks/parse_chunk.py
     sections = {s.name.split(".")[0]: parsed.text[s.start:s.end] for s in parsed.sections}
     assert {"Cover", "Item 1", "Item 1A", "Item 7", "Item 7A", "Item 8", "Item 9A", "Item 15"} <= set(sections)
     assert sum(len(v) for v in sections.values()) == len(parsed.text)

@@ -82,7 +82,7 @@ def test_a_real_cash_flow_statement_reads_row_by_row(financebench_dir: Path) -> 
 
     pdf = financebench_dir / "pdfs" / "3M_2018_10K.pdf"
     if not pdf.is_file():
-        pytest.skip(f"{pdf} is absent")
+        pytest.skip(f"{pdf} is absent; it is part of shared/ (EQUIMIND_SHARED)")
     writer = PdfWriter()
     writer.add_page(PdfReader(pdf).pages[59])  # FinanceBench's evidence page for 3M's FY2018 capex
     buf = io.BytesIO()

@@ -39,12 +39,17 @@ def test_empty_store_fetches_then_converges_and_second_run_fetches_nothing(make_
     assert all("critic:" in f["why"] for f in it1.fetched)
     assert {e.stage for e in events} >= {"search", "critic", "fetch", "debate", "done"}
 
+    after_first = engine.services.docstore.counts()
+    vectors_after_first = engine.services.vectors.count()
+    assert after_first["documents"] > 0 and after_first["chunks"] > 0  # the first run stored what it fetched
     second = engine.research("NVDA", QUESTION, AS_OF)
     assert second.agentic_rag is not None
     assert all(not it.fetched or all("not fetched" in f["outcome"] or "already" in f["outcome"]
                                      or "none available" in f["outcome"] or "unavailable" in f["outcome"]
                                      for f in it.fetched) for it in second.agentic_rag.log)
-    assert engine.services.docstore.counts() == engine.services.docstore.counts()
+    # the second run adds nothing: no document, parent, chunk or deferred passage, and no vector
+    assert engine.services.docstore.counts() == after_first
+    assert engine.services.vectors.count() == vectors_after_first
     assert _comparable(first) == _comparable(second)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import json
 import socket
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -145,16 +144,45 @@ def test_rate_limiter_spaces_request_starts() -> None:
     assert waits == pytest.approx([0.1, 0.1, 0.1, 0.1])
 
 
+class RequestClock:
+    """The limiter's clock and sleep, controlled by the test: time moves by the sleeps the limiter asks for plus a
+    fixed ``request_s`` for every request the server has received. Each reading records the virtual time and how
+    many requests the server had seen by then."""
+
+    def __init__(self, server: ReplayServer, request_s: float) -> None:
+        self.server, self.request_s = server, request_s
+        self.slept = 0.0
+        self.waits: list[float] = []
+        self.readings: list[tuple[float, int]] = []
+
+    def now(self) -> float:
+        seen = len(self.server.requests)
+        t = self.slept + self.request_s * seen
+        self.readings.append((t, seen))
+        return t
+
+    def sleep(self, seconds: float) -> None:
+        self.waits.append(seconds)
+        self.slept += seconds
+
+
 def test_rate_limit_holds_against_a_real_server(server: ReplayServer, tmp_path: Path) -> None:
+    """Nine requests at max_rps=20 through the real client and server, timed by the test's clock (each request takes
+    0.01 s of it): the limiter is asked before every request reaches the server, asks to sleep 0.05 - 0.01 s before
+    each request after the first, and so spaces request starts 1/20 s apart. The server's own arrival times are not
+    compared: on a busy machine they jitter whatever the limiter asked for."""
+    clock = RequestClock(server, request_s=0.01)
     client = PoliteHttpClient(source_name="sec_edgar", user_agent="T t@example.com", cache_dir=None,
-                              policy=HttpPolicy(max_rps=20.0))
-    t0 = time.monotonic()
+                              policy=HttpPolicy(max_rps=20.0),
+                              limiter=RateLimiter(20.0, clock=clock.now, sleep=clock.sleep))
     for _ in range(9):
-        client.get_bytes(server.url + "/files/company_tickers.json")
-    elapsed = time.monotonic() - t0
-    starts = [t for t, p, _ in server.requests]
-    assert elapsed >= 8 / 20.0 - 0.01
-    assert min(b - a for a, b in itertools.pairwise(starts)) >= 0.05 - 0.01
+        client.get_bytes(server.url + TICKERS)
+    assert server.count(TICKERS) == 9 and client.requests_sent == 9
+    assert [seen for _, seen in clock.readings] == list(range(9))  # one limiter turn before each request
+    assert clock.waits == pytest.approx([0.04] * 8)
+    starts = [t + wait for (t, _), wait in zip(clock.readings, [0.0, *clock.waits], strict=True)]
+    assert starts == pytest.approx([i * 0.05 for i in range(9)])
+    assert all(b - a >= 0.05 - 1e-9 for a, b in itertools.pairwise(starts))
 
 
 def test_parse_retry_after_accepts_seconds_and_http_dates() -> None:
