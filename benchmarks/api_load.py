@@ -88,11 +88,13 @@ def serve(home: Path, snapshot: Path, embedder: str, port: int) -> None:
 
 
 def build_home(home: Path, snapshot: Path, embedder: str, tickers: list[str], forms: list[str]) -> dict[str, Any]:
+    from equimind.ingest.documents import documents
     from equimind.sources.snapshot import SnapshotFilingsSource
 
     services = _services(_settings(home, snapshot), embedder)
     t0 = time.perf_counter()
-    report = services.pipeline().run(SnapshotFilingsSource(snapshot).iter_results(tickers=tickers, forms=forms))
+    raw = SnapshotFilingsSource(snapshot).iter_results(tickers=tickers, forms=forms)
+    report = services.pipeline().run(documents(raw))
     services.docstore.close()
     if report.documents_failed:
         raise SystemExit(f"ingest failed: {report.documents_failed}")

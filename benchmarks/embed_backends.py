@@ -37,6 +37,7 @@ from equimind.core.config import EmbedBackend, Settings
 from equimind.core.protocols import Embedder
 from equimind.evaluation.metrics import paired_bootstrap_ci
 from equimind.ingest.chunk import ParentChildChunker, embedding_text
+from equimind.ingest.documents import to_document
 from equimind.sources.snapshot import SnapshotFilingsSource
 
 log = logging.getLogger("embed_backends")
@@ -50,7 +51,7 @@ def product_texts(settings: Settings, n: int) -> list[str]:
     services = open_services(settings)
     source = SnapshotFilingsSource(settings.corpus_dir)
     entry = source.list_entries(tickers=("NVDA",), forms=("10-K",))[0]
-    doc = source.load(entry)
+    doc = to_document(source.load(entry))
     chunker = ParentChildChunker(services.tokenizer, child_tokens=settings.child_tokens,
                                  parent_tokens=settings.parent_tokens)
     texts = [embedding_text(c, doc.title) for c in chunker.chunk(doc)[1]]

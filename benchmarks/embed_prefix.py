@@ -53,6 +53,7 @@ def main() -> None:
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     from equimind.embedding.embed import SentenceTransformerEmbedder
+    from equimind.ingest.documents import to_document
     from equimind.sources.local import LocalFileSource
 
     fb = args.shared / "benchmarks" / "financebench"
@@ -64,7 +65,7 @@ def main() -> None:
     docs: dict[str, Document] = {}
     children: list[Chunk] = []
     for path in source.files():
-        doc = source.load(path)
+        doc = to_document(source.load(path))
         docs[path.stem] = doc
         # key chunks by doc_name so evidence pages can be matched
         children.extend(replace(c, doc_id=path.stem) for c in chunker.chunk(doc)[1])

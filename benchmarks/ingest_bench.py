@@ -28,6 +28,7 @@ def run(tickers: tuple[str, ...], forms: tuple[str, ...]) -> dict[str, Any]:
     from equimind.app.services import open_services
     from equimind.core.config import Settings
     from equimind.ingest.chunk import ParentChildChunker
+    from equimind.ingest.documents import to_document
     from equimind.sources.snapshot import SnapshotFilingsSource
 
     corpus = _shared() / "corpus"
@@ -43,7 +44,7 @@ def run(tickers: tuple[str, ...], forms: tuple[str, ...]) -> dict[str, Any]:
         # so drifting load on a shared machine affects both sides alike
         chunker = ParentChildChunker(services.tokenizer, child_tokens=settings.child_tokens,
                                      parent_tokens=settings.parent_tokens)
-        texts = [c.text for e in entries for c in chunker.chunk(source.load(e))[1]]
+        texts = [c.text for e in entries for c in chunker.chunk(to_document(source.load(e)))[1]]
 
         def embed_alone() -> float:
             t = time.perf_counter()
@@ -53,7 +54,7 @@ def run(tickers: tuple[str, ...], forms: tuple[str, ...]) -> dict[str, Any]:
 
         before = embed_alone()
         t0 = time.perf_counter()
-        report = services.pipeline().run(source.load(e) for e in entries)
+        report = services.pipeline().run(to_document(source.load(e)) for e in entries)
         # the search indexes (BM25 + dense matrix) are rebuilt lazily on the first search: count that too
         services.searcher().search("revenue", None, mode="hybrid")
         pipeline_s = time.perf_counter() - t0

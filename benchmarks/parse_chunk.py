@@ -42,13 +42,14 @@ def measure(doc: Document, parse_s: float, chunker: ParentChildChunker, tok: HFT
 
 
 def run_filings(corpus: Path, chunker: ParentChildChunker, tok: HFTokenizer) -> list[dict[str, Any]]:
+    from equimind.ingest.documents import to_document
     from equimind.sources.snapshot import SnapshotFilingsSource
 
     source = SnapshotFilingsSource(corpus)
     out = []
     for entry in source.list_entries(forms=("10-K", "10-Q", "8-K")):
         t0 = time.perf_counter()
-        doc = source.load(entry)
+        doc = to_document(source.load(entry))
         row = measure(doc, time.perf_counter() - t0, chunker, tok)
         row["file"] = entry.path.name
         row["bytes"] = entry.path.stat().st_size
@@ -59,6 +60,7 @@ def run_filings(corpus: Path, chunker: ParentChildChunker, tok: HFTokenizer) -> 
 
 
 def run_pdfs(financebench: Path, chunker: ParentChildChunker, tok: HFTokenizer) -> list[dict[str, Any]]:
+    from equimind.ingest.documents import to_document
     from equimind.sources.local import LocalFileSource
 
     rows = [json.loads(line) for line in (financebench / "documents.jsonl").read_text().splitlines() if line.strip()]
@@ -67,7 +69,7 @@ def run_pdfs(financebench: Path, chunker: ParentChildChunker, tok: HFTokenizer) 
     out = []
     for path in source.files():
         t0 = time.perf_counter()
-        doc = source.load(path)
+        doc = to_document(source.load(path))
         row = measure(doc, time.perf_counter() - t0, chunker, tok)
         row["file"] = path.name
         row["bytes"] = path.stat().st_size

@@ -38,6 +38,7 @@ from equimind.evaluation.runner import (
     open_variant_store,
     stored_documents,
 )
+from equimind.ingest.documents import documents
 from equimind.query.filters import QueryFilterParser
 from equimind.sources.local import LocalFileSource
 
@@ -93,13 +94,14 @@ def doc_ids_by_name(docs: list[Document]) -> dict[str, str]:
 
 
 def _parsed_documents(data_dir: Path, reuse: Services | None) -> Iterator[Document]:
-    """Documents from an already-ingested store when given (no re-parse), else parsed from the PDFs."""
+    """Documents from an already-ingested store when given (no re-parse), else parsed from the PDFs (the local
+    source's raw records through ``ingest.documents``; a PDF that fails is logged and skipped)."""
     if reuse is not None:
         yield from stored_documents(reuse)
         return
 
     source = LocalFileSource(data_dir / "pdfs", metadata=load_doc_meta(data_dir))
-    for item in source.iter_results():
+    for item in documents(source.iter_results()):
         if isinstance(item, Document):
             yield item
         else:

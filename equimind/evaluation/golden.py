@@ -35,6 +35,7 @@ from equimind.evaluation.runner import (
     open_variant_store,
     stored_documents,
 )
+from equimind.ingest.documents import to_document
 from equimind.query.filters import QueryFilterParser
 from equimind.sources.snapshot import SnapshotFilingsSource
 
@@ -191,13 +192,13 @@ def filings_needed(questions: Iterable[GoldenQuestion]) -> set[FilingKey]:
 
 def snapshot_documents(corpus_dir: Path, tickers: Sequence[str] | None = None,
                        filings: Collection[FilingKey] | None = None) -> Iterable[Document]:
-    """The recorded 10-K / 10-Q filings (of ``tickers``, and only ``filings`` when given) as Documents, parsed now
-    (~2 s a filing)."""
+    """The recorded 10-K / 10-Q filings (of ``tickers``, and only ``filings`` when given) as Documents, read by the
+    snapshot source and parsed now by ``ingest.documents`` (~2 s a filing; a filing that fails raises)."""
 
     source = SnapshotFilingsSource(corpus_dir)
     for entry in source.list_entries(tickers=tickers or None, forms=("10-K", "10-Q")):
         if filings is None or (entry.ticker, entry.form, entry.filed_at) in filings:
-            yield source.load(entry)
+            yield to_document(source.load(entry))
 
 
 def run_golden(base: Any, corpus_dir: Path, cache_dir: Path, *, variants: Sequence[str] = ("base",),

@@ -27,7 +27,7 @@ from equimind.retrieval.search import HybridSearcher
 if TYPE_CHECKING:
     from equimind.app.services import Services
     from equimind.core.protocols import Embedder, Reranker, Tokenizer
-    from equimind.ingest.pipeline import SourceFailure
+    from equimind.sources.base import SourceFailure
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,8 @@
 """Turns the ingest command's options into a stream of Documents (or per-item failures) and a mode label.
 
 Filings and market data come from the one ``SourceSet`` of the run's mode (chosen by ``Services``); local files are
-the same in every mode."""
+the same in every mode. The filing sources yield raw records, parsed here through ``ingest.documents`` (a filing that
+cannot be read or parsed is one failed row; the rest of the batch goes on)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from equimind.analytics.market import market_report
 from equimind.core.config import Settings
 from equimind.core.documents import Document, Origin
 from equimind.core.errors import ConfigError, EquiMindError, NotFoundError
-from equimind.ingest.pipeline import SourceFailure
+from equimind.ingest.documents import documents
+from equimind.sources.base import SourceFailure
 from equimind.sources.local import LocalFileSource
 from equimind.sources.sourceset import SourceSet
 
@@ -31,7 +33,7 @@ def collect(settings: Settings, sources: SourceSet, tickers: tuple[str, ...], fo
     filings, total, chosen = sources.filings.for_ingest(tickers, forms)
 
     def gen() -> Iterator[Item]:
-        yield from _guard(filings)
+        yield from _guard(documents(filings))
         if market:
             yield from _market_documents(settings, sources, chosen)
 
@@ -50,7 +52,7 @@ def _local(pdf_dir: Path | None, paths: list[Path]) -> tuple[Iterator[Item], int
             raise NotFoundError(f"--path {p} does not exist; check the path")
     source = LocalFileSource(targets, metadata=_financebench_metadata(pdf_dir))
     files = source.files()
-    return _guard(source.iter_results()), len(files), f"local files ({len(files)})"
+    return _guard(documents(source.iter_results())), len(files), f"local files ({len(files)})"
 
 
 def _financebench_metadata(pdf_dir: Path | None) -> dict[str, dict[str, str]] | None:

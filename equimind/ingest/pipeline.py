@@ -1,4 +1,8 @@
-"""fetch → parse → chunk → embed → store. Idempotent: ids are content hashes, a re-run changes nothing.
+"""Documents → chunk → embed → store. Idempotent: ids are content hashes, a re-run changes nothing.
+
+The items come from ``ingest/documents.py`` (the sources' raw filing records, parsed) and ``ingest/collect.py``
+(market-data documents); a ``SourceFailure`` among them (defined in ``sources/base.py``) is counted as a failed
+document and the batch goes on.
 
 Crash safety: a document is written together with its parents and chunks in one SQLite transaction with status
 ``pending``; its vectors are upserted (idempotent by chunk id); only then is it marked ``indexed``. A process killed
@@ -22,7 +26,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from pydantic import BaseModel, Field
@@ -41,6 +44,7 @@ from equimind.ingest.embed_format import (
     parse_format,
     read_stamp,
 )
+from equimind.sources.base import SourceFailure
 
 log = logging.getLogger(__name__)
 
@@ -56,14 +60,6 @@ class DeferRule(Protocol):
     """Which chunks of a new document to embed before the first answer (the others are deferred)."""
 
     def embed_now(self, doc: Document, chunks: Sequence[Chunk]) -> list[Chunk]: ...
-
-
-@dataclass(frozen=True)
-class SourceFailure:
-    """A document that could not be produced by its source (unreadable PDF, parse error...)."""
-
-    source: str
-    error: str
 
 
 class FailedItem(BaseModel):

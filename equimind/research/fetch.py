@@ -3,6 +3,8 @@
 Each fetch returns a ``FetchRecord`` (kind, why, outcome, documents) and ingests what it got, so the next round and
 the next run find it in the store (DB-first). Failures are recorded and shown in ``degraded``; nothing is invented.
 The fetcher is given the docstore, the ingest pipeline and the run's one ``SourceSet``; it never picks a source.
+Filings arrive as raw records and are parsed by ``ingest.documents``: a filing that cannot be downloaded or parsed
+is recorded in ``degraded`` and the other filings of the kind still count.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from equimind.analytics.market import MarketReport, build_market_report
 from equimind.core.documents import Document, FilterSpec
 from equimind.core.errors import EquiMindError, NotFoundError
 from equimind.core.timeguard import filter_dated
+from equimind.ingest.documents import documents
 from equimind.ingest.first_answer import FirstAnswerRule
 from equimind.ingest.pipeline import IngestPipeline
 from equimind.research.state import FetchRecord, Ingested, RunState
@@ -89,7 +92,8 @@ class Fetcher:
         return None
 
     def _filing_documents(self, kind: str) -> Iterator[Document]:
-        for item in self.sources.filings.latest(self.ticker, kind, until=self.as_of, limit=FILINGS_PER_KIND[kind]):
+        raw = self.sources.filings.latest(self.ticker, kind, until=self.as_of, limit=FILINGS_PER_KIND[kind])
+        for item in documents(raw):
             if isinstance(item, Document):
                 yield item
             else:

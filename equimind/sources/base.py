@@ -1,8 +1,13 @@
-"""Records and Protocols shared by the live and the snapshot market-data sources.
+"""Records and Protocols shared by the live and the snapshot sources.
 
 A live source (SEC EDGAR over HTTP, Yahoo Finance via yfinance) and its snapshot twin (the recorded corpus in
 ``../shared/corpus``) implement the same Protocol, so every consumer works unchanged with ``--snapshot DIR``.
 Records are frozen dataclasses; dates are ``datetime.date`` (bar dates are the exchange's local trading day).
+
+The filing sources (snapshot, live SEC, local files) yield ``RawFiling`` records: everything a ``Document`` needs
+except what parsing the body produces (canonical text, sections, pages, declared fiscal period). Turning them into
+Documents is ``ingest``'s job (``equimind.ingest.documents``); sources never parse document text. A filing that cannot
+be had (missing file, failed download) is yielded as a ``SourceFailure`` so the rest of a batch goes on.
 """
 
 from __future__ import annotations
@@ -10,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
 from equimind.core.documents import Origin, Source
 from equimind.core.errors import NotFoundError
-
-PERIODIC_FORMS: tuple[str, ...] = ("10-K", "10-Q", "10-K/A", "10-Q/A", "20-F", "40-F")
+from equimind.lexicon.forms import PERIODIC_FORMS
 
 
 @dataclass(frozen=True)
@@ -159,6 +164,49 @@ class CompanyProfile:
     source: Source
     origin: Origin
     fields: Mapping[str, Any] = field(default_factory=dict)  # sector, industry, sic, fiscalYearEnd, ...
+
+
+class BodyKind(StrEnum):
+    """How a raw filing's body is to be parsed."""
+
+    HTML = "html"  # a primary document (inline XBRL), or the HTML already extracted from an 8-K submission file
+    PDF = "pdf"
+
+
+@dataclass(frozen=True)
+class RawFiling:
+    """One filing as its source has it, before parsing: provenance, the raw body and the source's own meta pairs.
+
+    ``equimind.ingest.documents.to_document`` parses ``body`` and builds the Document from these fields (its id is
+    ``Document.make_id(source_key, parsed text)``). ``name`` (file path or URL) names the filing in errors.
+    ``declared_fiscal`` False: the fiscal year is already known (file name or caller's metadata), so the fiscal
+    year / period the document declares is not recorded."""
+
+    source_key: str
+    ticker: str | None
+    cik: str | None
+    company: str | None
+    source: Source
+    origin: Origin
+    form: str  # "unknown" when a local file says nothing (no section hint for the parser then)
+    filed_at: date | None
+    period_end: date | None
+    url: str | None
+    title: str
+    body: bytes | str
+    kind: BodyKind
+    name: str
+    meta: tuple[tuple[str, str], ...] = ()  # corpus_path, accession, primary_document, doc_name, file, ...
+    declared_fiscal: bool = True
+
+
+@dataclass(frozen=True)
+class SourceFailure:
+    """A filing that could not be produced (missing file, failed download, unreadable PDF, parse error...): one row of
+    a batch, reported and skipped; the rest of the batch goes on."""
+
+    source: str
+    error: str
 
 
 # ---------------------------------------------------------------------------------------------------- Protocols

@@ -1,10 +1,11 @@
-"""Local PDF and HTML files → Documents (``source=local``, ``origin=local_file``).
+"""Local PDF and HTML files → raw filing records (``RawFiling``, ``source=local``, ``origin=local_file``).
 
-PDFs keep their pages: the canonical text is built page by page and ``Document.pages`` records each page's span
-(zero-based, as FinanceBench counts). Metadata comes from, in order: the caller's mapping keyed by file stem (e.g.
-FinanceBench's documents.jsonl rows: company, doc_type, doc_period, doc_link), then a FinanceBench-style file name
-(``3M_2018_10K``, ``BESTBUY_2024Q2_10Q``, ``FOOTLOCKER_2022_8K_dated-2022-05-20``). A ticker is set only when the
-mapping gives one; it is never guessed from a company name.
+The file's bytes are read here and parsed by ``equimind.ingest.documents`` (PDFs keep their pages there:
+``Document.pages`` records each page's span, zero-based as FinanceBench counts). Metadata comes from, in order: the
+caller's mapping keyed by file stem (e.g. FinanceBench's documents.jsonl rows: company, doc_type, doc_period,
+doc_link), then a FinanceBench-style file name (``3M_2018_10K``, ``BESTBUY_2024Q2_10Q``,
+``FOOTLOCKER_2022_8K_dated-2022-05-20``). A ticker is set only when the mapping gives one; it is never guessed from a
+company name.
 """
 
 from __future__ import annotations
@@ -15,16 +16,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from equimind.core.documents import Document, Origin, Source
-from equimind.core.errors import ConfigError, EquiMindError, NotFoundError
-from equimind.ingest.parse import parse_filing_html, parse_pdf
-from equimind.ingest.pipeline import SourceFailure
-
-if TYPE_CHECKING:
-    from equimind.ingest.parse import ParsedText
-    from equimind.ingest.pipeline import SourceFailure
+from equimind.core.documents import Origin, Source
+from equimind.core.errors import ConfigError, EquiMindError, NotFoundError, SourceError
+from equimind.sources.base import BodyKind, RawFiling, SourceFailure
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +87,7 @@ def infer_meta(stem: str, given: Mapping[str, str] | None = None) -> FileMeta:
 
 
 class LocalFileSource:
-    """PDF / HTML files (or folders of them, not recursive) as Documents."""
+    """PDF / HTML files (or folders of them, not recursive) as raw filing records."""
 
     name = "local-files"
 
@@ -117,48 +112,47 @@ class LocalFileSource:
                 found.append(p)
         return list(dict.fromkeys(found))
 
-    def load(self, path: Path) -> Document:
-        """Parse one file. Raises NotFoundError (missing) or ParseError (unreadable / no text)."""
+    def load(self, path: Path) -> RawFiling:
+        """Read one file (not parsed). Raises NotFoundError when it is missing."""
         if not path.is_file():
             raise NotFoundError(f"{path} does not exist; check the path")
         meta = infer_meta(path.stem, self.metadata.get(path.stem))
-        form = meta.form if meta.form != "unknown" else None
-        if path.suffix.lower() == ".pdf":
-            parsed = parse_pdf(path, form, name=str(path))
-        else:
-            parsed = parse_filing_html(path.read_bytes(), form, name=str(path))
-        return _document(path, meta, parsed)
+        kind = BodyKind.PDF if path.suffix.lower() == ".pdf" else BodyKind.HTML
+        try:
+            body = path.read_bytes()
+        except OSError as exc:  # e.g. permissions: one bad file, reported per row
+            raise SourceError(f"{path}: unreadable file ({type(exc).__name__}: {exc}); check its permissions") from exc
+        return _record(path, meta, body, kind)
 
-    def documents(self) -> Iterator[Document]:
+    def records(self) -> Iterator[RawFiling]:
         for path in self.files():
             yield self.load(path)
 
-    def iter_results(self) -> Iterator[Document | SourceFailure]:
-        """Each file's Document, or a SourceFailure naming the file and the error; a bad file never stops the batch."""
-
+    def iter_results(self) -> Iterator[RawFiling | SourceFailure]:
+        """Each file's raw record, or a SourceFailure naming the file and the error; a bad file never stops the
+        batch (a file that cannot be parsed is reported the same way by ``equimind.ingest.documents``)."""
         for path in self.files():
             try:
-                yield self.load(path)
+                raw = self.load(path)
             except EquiMindError as exc:
                 log.warning("skipping %s: %s", path, exc)
                 yield SourceFailure(source=str(path), error=str(exc))
+                continue
+            yield raw
 
 
-def _document(path: Path, meta: FileMeta, parsed: ParsedText) -> Document:
-    source_key = f"local:{path.name}"
+def _record(path: Path, meta: FileMeta, body: bytes, kind: BodyKind) -> RawFiling:
     pairs = [("doc_name", meta.doc_name), ("file", path.name), *meta.extra]
     if meta.fiscal_year:
         pairs.append(("fiscal_year", meta.fiscal_year))
-    else:  # what an inline-XBRL filing declares, when its file name and metadata say nothing
-        pairs.extend(parsed.fiscal)
     if meta.fiscal_quarter:
         pairs.append(("fiscal_quarter", meta.fiscal_quarter))
     if meta.dated:
         pairs.append(("date_basis", "document date from the file name"))
-    pairs.append(("parser", "pypdf-layout" if path.suffix.lower() == ".pdf" else "edgartools-html"))
-    return Document(
-        id=Document.make_id(source_key, parsed.text), source_key=source_key, ticker=meta.ticker, cik=None,
-        company=meta.company, source=Source.LOCAL, origin=Origin.LOCAL_FILE, form=meta.form, filed_at=meta.dated,
-        period_end=None, url=meta.url, title=meta.title, text=parsed.text, sections=parsed.sections,
-        pages=parsed.pages, meta=tuple(sorted(pairs)),
+    return RawFiling(
+        source_key=f"local:{path.name}", ticker=meta.ticker, cik=None, company=meta.company, source=Source.LOCAL,
+        origin=Origin.LOCAL_FILE, form=meta.form, filed_at=meta.dated, period_end=None, url=meta.url,
+        title=meta.title, body=body, kind=kind, name=str(path), meta=tuple(pairs),
+        # what an inline-XBRL filing declares counts only when its file name and metadata give no fiscal year
+        declared_fiscal=not meta.fiscal_year,
     )

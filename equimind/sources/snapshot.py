@@ -1,13 +1,14 @@
-"""Recorded SEC filings (``<corpus>/sec``) → Documents, offline.
+"""Recorded SEC filings (``<corpus>/sec``) → raw filing records (``RawFiling``), offline; nothing is parsed here.
 
 - ``sec/filings/manifest.csv`` + ``sec/filings/TICKER/*.html``: primary documents of 10-K / 10-Q filings (inline XBRL).
 - ``sec/8k/*.txt``: full 8-K submission files (SGML header + documents); the header gives company, CIK and dates,
-  the primary document is parsed like any filing. Tickers come from ``sec/company_tickers.json`` (first listed
-  ticker of the CIK, i.e. the common stock), never guessed.
+  the submission's HTML primary document is extracted (edgartools' SGML reader) and becomes the record's body.
+  Tickers come from ``sec/company_tickers.json`` (first listed ticker of the CIK, i.e. the common stock), never
+  guessed.
 
-Documents carry ``source=sec_edgar`` and ``origin=snapshot``; the URL is the live SEC address when the accession and
-primary document are known. By default only the manifest's 10-K/10-Q filings are listed; ask for ``forms=("8-K",)``
-(or include "8-K") to get the recorded 8-Ks too.
+Records carry ``source=sec_edgar`` and ``origin=snapshot``; the URL is the live SEC address when the accession and
+primary document are known. ``equimind.ingest.documents`` parses them into Documents. By default only the manifest's
+10-K/10-Q filings are listed; ask for ``forms=("8-K",)`` (or include "8-K") to get the recorded 8-Ks too.
 """
 
 from __future__ import annotations
@@ -19,16 +20,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from equimind.core.documents import Document, Origin, Section, Source
+from equimind.core.documents import Origin, Source
 from equimind.core.errors import EquiMindError, NotFoundError, ParseError
 from equimind.core.lru import LRU
-from equimind.ingest.parse import PARSER_VERSION, parse_filing_html
-from equimind.ingest.pipeline import SourceFailure
-
-if TYPE_CHECKING:
-    from equimind.ingest.pipeline import SourceFailure
+from equimind.sources.base import BodyKind, RawFiling, SourceFailure
 
 log = logging.getLogger(__name__)
 
@@ -117,7 +113,7 @@ def _stat_key(path: Path) -> tuple[int, int] | None:
 
 
 class SnapshotFilingsSource:
-    """Recorded filings of the corpus folder (``Settings.corpus_dir``) as Documents."""
+    """Recorded filings of the corpus folder (``Settings.corpus_dir``) as raw filing records."""
 
     name = "sec-snapshot"
 
@@ -174,36 +170,36 @@ class SnapshotFilingsSource:
                                 f"recorded forms: {', '.join(available)}")
         return sorted(out, key=lambda e: (e.ticker or "", e.filed_at, e.form))
 
-    def load(self, entry: ManifestEntry) -> Document:
-        """Parse one recorded filing. Raises NotFoundError (file missing) or ParseError."""
+    def load(self, entry: ManifestEntry) -> RawFiling:
+        """Read one recorded filing (not parsed). Raises NotFoundError (file missing) or ParseError (an 8-K
+        submission without an HTML primary document)."""
         if not entry.path.is_file():
             raise NotFoundError(f"recorded filing {entry.path} is missing; restore the corpus folder")
         if entry.path.suffix.lower() == ".txt":
-            return _load_8k(entry)
+            return _record(entry, _eight_k_html(entry))
+        return _record(entry, entry.path.read_bytes())
 
-        parsed = parse_filing_html(entry.path.read_bytes(), entry.form, name=str(entry.path))
-        return _document(entry, parsed.text, parsed.sections, entry.primary_document, parsed.fiscal)
-
-    def documents(self, tickers: Sequence[str] | None = None,
-                  forms: Sequence[str] | None = None) -> Iterator[Document]:
-        """Documents of the chosen filings, parsed one at a time (a failure raises)."""
+    def records(self, tickers: Sequence[str] | None = None,
+                forms: Sequence[str] | None = None) -> Iterator[RawFiling]:
+        """Raw records of the chosen filings, read one at a time (a failure raises)."""
         for entry in self.list_entries(tickers, forms):
             yield self.load(entry)
 
     def iter_results(self, tickers: Sequence[str] | None = None,
-                     forms: Sequence[str] | None = None) -> Iterator[Document | SourceFailure]:
-        """Like ``documents`` but a filing that fails to load is reported as a SourceFailure and skipped."""
-
+                     forms: Sequence[str] | None = None) -> Iterator[RawFiling | SourceFailure]:
+        """Like ``records`` but a filing that cannot be read is reported as a SourceFailure and skipped."""
         for entry in self.list_entries(tickers, forms):
             try:
-                yield self.load(entry)
+                raw = self.load(entry)
             except EquiMindError as exc:
                 log.warning("skipping %s: %s", entry.path, exc)
                 yield SourceFailure(source=str(entry.path), error=str(exc))
+                continue
+            yield raw
 
-    def eight_k_documents(self, tickers: Sequence[str] | None = None) -> Iterator[Document]:
-        """The recorded 8-K submissions as Documents."""
-        yield from self.documents(tickers, forms=("8-K",))
+    def eight_k_records(self, tickers: Sequence[str] | None = None) -> Iterator[RawFiling]:
+        """The recorded 8-K submissions as raw records (their HTML primary document extracted)."""
+        yield from self.records(tickers, forms=("8-K",))
 
 
 def read_8k_header(path: Path, tickers: dict[str, str]) -> ManifestEntry:
@@ -227,28 +223,26 @@ def read_8k_header(path: Path, tickers: dict[str, str]) -> ManifestEntry:
     )
 
 
-def _load_8k(entry: ManifestEntry) -> Document:
+def _eight_k_html(entry: ManifestEntry) -> str:
+    """The HTML primary document of an 8-K submission file (the container is unpacked here, not parsed)."""
     from edgar.sgml.sgml_common import FilingSGML
-
 
     sgml = FilingSGML.from_text(entry.path.read_text(encoding="utf-8", errors="replace"))
     html: str | None = sgml.html()  # type: ignore[no-untyped-call]
     if not html:
         raise ParseError(f"{entry.path}: the submission has no HTML primary document")
-    parsed = parse_filing_html(html, entry.form, name=str(entry.path))
-    return _document(entry, parsed.text, parsed.sections, entry.primary_document, parsed.fiscal)
+    return html
 
 
-def _document(entry: ManifestEntry, text: str, sections: tuple[Section, ...], primary: str | None,
-              fiscal: tuple[tuple[str, str], ...] = ()) -> Document:
-    meta = [("corpus_path", entry.path.name), ("parser", f"edgartools-html/{PARSER_VERSION}"), *fiscal]
+def _record(entry: ManifestEntry, body: bytes | str) -> RawFiling:
+    meta = [("corpus_path", entry.path.name)]
     if entry.accession:
         meta.append(("accession", entry.accession))
-    if primary:
-        meta.append(("primary_document", primary))
-    return Document(
-        id=Document.make_id(entry.source_key, text), source_key=entry.source_key, ticker=entry.ticker,
-        cik=entry.cik, company=entry.company, source=Source.SEC_EDGAR, origin=Origin.SNAPSHOT, form=entry.form,
-        filed_at=entry.filed_at, period_end=entry.period_end, url=entry.url, title=entry.title, text=text,
-        sections=sections, meta=tuple(sorted(meta)),
+    if entry.primary_document:
+        meta.append(("primary_document", entry.primary_document))
+    return RawFiling(
+        source_key=entry.source_key, ticker=entry.ticker, cik=entry.cik, company=entry.company,
+        source=Source.SEC_EDGAR, origin=Origin.SNAPSHOT, form=entry.form, filed_at=entry.filed_at,
+        period_end=entry.period_end, url=entry.url, title=entry.title, body=body, kind=BodyKind.HTML,
+        name=str(entry.path), meta=tuple(meta),
     )

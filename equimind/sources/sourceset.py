@@ -1,9 +1,10 @@
 """One set of sources per mode, chosen once (by ``Services``): the recorded snapshot, or the live clients.
 
 Nothing else branches on snapshot vs live. A ``SourceSet`` gives the filing feed (latest filings of a kind for one
-ticker; every filing for an ingest), the market-data sources (prices, companyfacts, filing index, news, profile,
-macro, the Loughran-McDonald lexicon) and the ticker resolver, and says in ``unavailable`` what is missing and why.
-Live clients hold HTTP connection pools: ``close()`` releases them.
+ticker; every filing for an ingest) as raw filing records (``RawFiling``, parsed into Documents by
+``equimind.ingest.documents``) or per-filing ``SourceFailure`` rows, the market-data sources (prices, companyfacts,
+filing index, news, profile, macro, the Loughran-McDonald lexicon) and the ticker resolver, and says in
+``unavailable`` what is missing and why. Live clients hold HTTP connection pools: ``close()`` releases them.
 """
 
 from __future__ import annotations
@@ -16,19 +17,20 @@ from typing import Protocol
 
 from equimind.core.config import Settings
 from equimind.core.degraded import Degradation
-from equimind.core.documents import Document, Origin
+from equimind.core.documents import Origin
 from equimind.core.errors import ConfigError, EquiMindError, NotFoundError
-from equimind.ingest.pipeline import SourceFailure
-from equimind.lexicon.sentiment import Lexicon
+from equimind.lexicon.lm_lists import Lexicon
 from equimind.sources.base import (
     FactsSource,
     FilingIndexSource,
     NewsSource,
     PriceSource,
     ProfileSource,
+    RawFiling,
+    SourceFailure,
     TickerInfo,
 )
-from equimind.sources.live_filings import live_filing_documents
+from equimind.sources.live_filings import live_filing_records
 from equimind.sources.macro import MacroClient, MacroSource
 from equimind.sources.market_snapshot import SnapshotPrices, SnapshotSec
 from equimind.sources.sec_edgar import SecEdgarClient
@@ -37,7 +39,7 @@ from equimind.sources.snapshot_macro import SnapshotMacro
 from equimind.sources.snapshot_news import SnapshotNews
 from equimind.sources.yahoo import YahooFinance
 
-Item = Document | SourceFailure
+Item = RawFiling | SourceFailure
 
 
 class TickerResolver(Protocol):
@@ -47,12 +49,13 @@ class TickerResolver(Protocol):
 
 
 class FilingFeed(Protocol):
-    """Where filings come from in this mode."""
+    """Where filings come from in this mode (raw records: the caller parses them with ``ingest.documents``)."""
 
     label: str
 
     def latest(self, ticker: str, kind: str, *, until: date, limit: int) -> Iterator[Item]:
-        """The newest ``limit`` filings of ``kind`` filed on or before ``until`` (failures as SourceFailure)."""
+        """The newest ``limit`` filings of ``kind`` filed on or before ``until`` (failed downloads as
+        SourceFailure)."""
         ...
 
     def for_ingest(self, tickers: Sequence[str], forms: Sequence[str]) -> tuple[Iterator[Item], int | None,
@@ -104,12 +107,12 @@ class LiveFilings:
         return self._client
 
     def latest(self, ticker: str, kind: str, *, until: date, limit: int) -> Iterator[Item]:
-        yield from live_filing_documents(self._sec(), (ticker,), (kind,), until=until, limit=limit)
+        yield from live_filing_records(self._sec(), (ticker,), (kind,), until=until, limit=limit)
 
     def for_ingest(self, tickers: Sequence[str], forms: Sequence[str]) -> tuple[Iterator[Item], int | None,
                                                                                tuple[str, ...]]:
         def items() -> Iterator[Item]:  # lazy: a missing SEC identity surfaces while iterating, as a failure
-            yield from live_filing_documents(self._sec(), tickers, forms or ("10-K", "10-Q"))
+            yield from live_filing_records(self._sec(), tickers, forms or ("10-K", "10-Q"))
 
         return items(), None, tuple(tickers)
 

@@ -15,7 +15,7 @@ import pytest
 
 from equimind.core.config import Settings
 from equimind.core.documents import Document, Origin, Section, Source
-from equimind.ingest.pipeline import SourceFailure
+from equimind.sources.base import SourceFailure
 
 pytestmark = pytest.mark.integration
 

@@ -40,11 +40,13 @@ def fake_services(settings: Settings) -> Services:
 
 
 def ingest(settings: Settings, corpus: Path, tickers: tuple[str, ...], forms: tuple[str, ...]) -> Any:
+    from equimind.ingest.documents import documents
     from equimind.sources.snapshot import SnapshotFilingsSource
 
     services = fake_services(settings)
     try:
-        return services.pipeline().run(SnapshotFilingsSource(corpus).iter_results(tickers=tickers, forms=forms))
+        raw = SnapshotFilingsSource(corpus).iter_results(tickers=tickers, forms=forms)
+        return services.pipeline().run(documents(raw))
     finally:
         services.docstore.close()
 

@@ -1,4 +1,5 @@
-"""LocalFileSource: PDFs/HTML → Documents with pages; metadata from names or a mapping; bad files reported."""
+"""LocalFileSource: PDFs/HTML → raw filing records (parsed by ``ingest.documents`` into Documents with pages);
+metadata from names or a mapping; bad files reported."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import pytest
 
 from equimind.core.documents import Document, Origin, Source
 from equimind.core.errors import ConfigError, NotFoundError
-from equimind.ingest.pipeline import SourceFailure
+from equimind.ingest.documents import documents, to_document
+from equimind.sources.base import BodyKind, RawFiling, SourceFailure
 from equimind.sources.local import LocalFileSource, infer_meta
 
 HTML = "<html><body><p>Item 1. Business</p><p>We sell shoes.</p><p>Item 7. Results</p><p>Sales rose.</p></body></html>"
@@ -55,8 +57,12 @@ def test_bad_pdf_is_reported_and_the_batch_goes_on(tmp_path: Path) -> None:
     (tmp_path / "ignored.txt").write_text("not a filing")
     source = LocalFileSource(tmp_path)
     assert [p.name for p in source.files()] == ["AAA_2020_10K.pdf", "ZZZ_2021_8K_dated-2021-03-04.html"]
-    results = list(source.iter_results())
+    raw = list(source.iter_results())
+    assert [type(r) for r in raw] == [RawFiling, RawFiling]  # the source only reads the bytes
+    assert [r.kind for r in raw if isinstance(r, RawFiling)] == [BodyKind.PDF, BodyKind.HTML]
+    results = list(documents(raw))
     assert isinstance(results[0], SourceFailure) and "AAA_2020_10K.pdf" in results[0].error
+    assert results[0].source.endswith("AAA_2020_10K.pdf")
     doc = results[1]
     assert isinstance(doc, Document)
     assert (doc.source, doc.origin, doc.form, doc.company, doc.ticker) == (
@@ -64,6 +70,9 @@ def test_bad_pdf_is_reported_and_the_batch_goes_on(tmp_path: Path) -> None:
     assert doc.filed_at == date(2021, 3, 4) and doc.pages == ()
     assert [s.name for s in doc.sections] == ["Item 1. Business", "Item 7. Results"]
     assert doc.source_key == "local:ZZZ_2021_8K_dated-2021-03-04.html"
+    assert doc.meta == (("date_basis", "document date from the file name"),
+                        ("doc_name", "ZZZ_2021_8K_dated-2021-03-04"), ("file", "ZZZ_2021_8K_dated-2021-03-04.html"),
+                        ("fiscal_year", "2021"), ("parser", "edgartools-html"))
 
 
 @pytest.mark.integration
@@ -71,7 +80,8 @@ def test_financebench_pdf_has_pages_and_metadata(financebench_dir: Path) -> None
     rows = [json.loads(line) for line in (financebench_dir / "documents.jsonl").read_text().splitlines() if line]
     mapping = {r["doc_name"]: {k: str(v) for k, v in r.items()} for r in rows}
     path = financebench_dir / "pdfs" / "BESTBUY_2024Q2_10Q.pdf"
-    doc = LocalFileSource([path], metadata=mapping).load(path)
+    doc = to_document(LocalFileSource([path], metadata=mapping).load(path))
+    assert dict(doc.meta)["parser"] == "pypdf-layout"
     assert (doc.company, doc.form, doc.ticker, doc.filed_at) == ("Best Buy", "10-Q", None, None)
     assert doc.meta_dict()["fiscal_year"] == "2024" and doc.url and doc.url.startswith("https://")
     assert len(doc.pages) > 10 and [p.number for p in doc.pages] == list(range(len(doc.pages)))

@@ -1,4 +1,5 @@
-"""SnapshotFilingsSource: manifest rows → typed entries → Documents (source=sec_edgar, origin=snapshot)."""
+"""SnapshotFilingsSource: manifest rows → typed entries → raw filing records (source=sec_edgar, origin=snapshot),
+parsed into Documents by ``ingest.documents``."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import pytest
 
 from equimind.core.documents import Document, Origin, Source
 from equimind.core.errors import NotFoundError
-from equimind.ingest.pipeline import SourceFailure
+from equimind.ingest.documents import documents, to_document
+from equimind.sources.base import BodyKind, RawFiling, SourceFailure
 from equimind.sources.snapshot import SnapshotFilingsSource
 
 HTML = """<html><body>
@@ -67,29 +69,45 @@ def test_unknown_ticker_or_form_names_what_is_available(corpus: Path) -> None:
     with pytest.raises(NotFoundError, match=r"ZZZ.*recorded tickers: ACME, BETA"):
         source.list_entries(tickers=["ZZZ"])
     with pytest.raises(NotFoundError, match="recorded forms: 10-K, 10-Q"):
-        list(source.documents(tickers=["ACME"], forms=["8-K"]))
+        list(source.records(tickers=["ACME"], forms=["8-K"]))
+
+
+def test_load_reads_a_raw_record_without_parsing_it(corpus: Path) -> None:
+    source = SnapshotFilingsSource(corpus)
+    raw = source.load(source.list_entries(tickers=["ACME"], forms=["10-K"])[0])
+    assert isinstance(raw, RawFiling)
+    assert (raw.source, raw.origin, raw.kind, raw.form) == (Source.SEC_EDGAR, Origin.SNAPSHOT, BodyKind.HTML, "10-K")
+    assert raw.body == HTML.format(what="anvils").encode()
+    assert raw.name.endswith("a.html") and raw.source_key == "sec:0000012345:0000012345-25-000023"
+    assert raw.meta == (("corpus_path", "a.html"), ("accession", "0000012345-25-000023"),
+                        ("primary_document", "acme-20250126.htm"))
 
 
 def test_load_builds_a_document_with_sections_and_provenance(corpus: Path) -> None:
     source = SnapshotFilingsSource(corpus)
-    doc = source.load(source.list_entries(tickers=["ACME"], forms=["10-K"])[0])
+    doc = to_document(source.load(source.list_entries(tickers=["ACME"], forms=["10-K"])[0]))
     assert isinstance(doc, Document)
     assert (doc.source, doc.origin, doc.ticker, doc.form) == (Source.SEC_EDGAR, Origin.SNAPSHOT, "ACME", "10-K")
     assert doc.source_key == "sec:0000012345:0000012345-25-000023"
     assert doc.id == Document.make_id(doc.source_key, doc.text)
-    assert doc.meta_dict()["accession"] == "0000012345-25-000023"
+    assert doc.meta == (("accession", "0000012345-25-000023"), ("corpus_path", "a.html"),
+                        ("parser", "edgartools-html/1"), ("primary_document", "acme-20250126.htm"))
     assert doc.url and doc.url.endswith("/acme-20250126.htm")
     assert [s.name for s in doc.sections] == ["Cover", "Item 1. Business", "Item 1A. Risk Factors"]
     assert "We make anvils." in doc.text
-    again = source.load(source.list_entries(tickers=["ACME"], forms=["10-K"])[0])
+    again = to_document(source.load(source.list_entries(tickers=["ACME"], forms=["10-K"])[0]))
     assert again.id == doc.id, "ids are content hashes: a re-load is identical"
 
 
 def test_iter_results_reports_a_broken_entry_and_goes_on(corpus: Path) -> None:
     results = list(SnapshotFilingsSource(corpus).iter_results())
-    assert [type(r).__name__ for r in results] == ["Document", "Document", "SourceFailure"]
+    assert [type(r).__name__ for r in results] == ["RawFiling", "RawFiling", "SourceFailure"]
     failure = results[2]
     assert isinstance(failure, SourceFailure) and "missing.html" in failure.error
+    assert failure.source.endswith("missing.html")
+    parsed = list(documents(results))  # the source's failure passes through ingest in its place
+    assert [type(r).__name__ for r in parsed] == ["Document", "Document", "SourceFailure"]
+    assert parsed[2] == failure
 
 
 @pytest.mark.integration
@@ -98,7 +116,9 @@ def test_recorded_corpus_filings_and_8ks(corpus_dir: Path) -> None:
     entries = source.list_entries()
     assert len(entries) == 12 and {e.form for e in entries} == {"10-K", "10-Q"}
     assert {"NVDA", "AAPL", "WFC"} <= set(source.tickers())
-    eight_ks = list(source.eight_k_documents())
+    raw_8ks = list(source.eight_k_records())
+    assert all(isinstance(r.body, str) and r.kind is BodyKind.HTML for r in raw_8ks)  # the HTML, extracted
+    eight_ks = [to_document(r) for r in raw_8ks]
     assert {d.ticker for d in eight_ks} == {"NVDA", "JPM"}
     nvda = next(d for d in eight_ks if d.ticker == "NVDA")
     assert (nvda.form, nvda.filed_at, nvda.cik) == ("8-K", date(2026, 3, 6), "0001045810")
@@ -112,8 +132,8 @@ def test_the_fiscal_year_a_filing_declares_is_kept(corpus: Path, corpus_dir: Pat
     from equimind.query.filters import QueryFilterParser
 
     src = SnapshotFilingsSource(corpus_dir)
-    q = src.load(next(e for e in src.list_entries(["NVDA"], ["10-Q"])))
-    k = src.load(next(e for e in src.list_entries(["NVDA"], ["10-K"])))
+    q = to_document(src.load(next(e for e in src.list_entries(["NVDA"], ["10-Q"]))))
+    k = to_document(src.load(next(e for e in src.list_entries(["NVDA"], ["10-K"]))))
     # the quarter ended 2025-07-27 is NVIDIA's fiscal 2026 Q2: only the filing's own header says so
     assert (q.period_end, dict(q.meta)["fiscal_year"], dict(q.meta)["fiscal_period"]) == (date(2025, 7, 27), "2026",
                                                                                            "Q2")
@@ -123,6 +143,6 @@ def test_the_fiscal_year_a_filing_declares_is_kept(corpus: Path, corpus_dir: Pat
     assert parser.parse("NVIDIA data center revenue in fiscal 2025").doc_ids == (k.id,)
     # a document without an inline-XBRL header declares nothing (the test manifest's plain HTML)
     plain = SnapshotFilingsSource(corpus)
-    assert "fiscal_year" not in dict(plain.load(plain.list_entries()[0]).meta)
+    assert "fiscal_year" not in dict(to_document(plain.load(plain.list_entries()[0])).meta)
     assert declared_fiscal(b'<ix:nonNumeric name="dei:DocumentFiscalYearFocus" id="x">2031</ix:nonNumeric>') == (
         ("fiscal_year", "2031"),)

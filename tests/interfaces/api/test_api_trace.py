@@ -13,6 +13,7 @@ from interfaces_fakes import AS_OF, copy_home, fake_services
 
 from equimind import __version__
 from equimind.core.config import Settings
+from equimind.ingest.documents import documents
 from equimind.ingest.embed_format import PRODUCT_FORMAT
 from equimind.interfaces.api.app import create_app
 from equimind.security.trace import config_hash, corpus_signature
@@ -117,7 +118,7 @@ def test_ingesting_a_document_changes_the_corpus_signature(client: TestClient, s
     page.write_text(TINY)
     services = fake_services(settings)
     try:
-        report = services.pipeline().run(LocalFileSource(page).iter_results())
+        report = services.pipeline().run(documents(LocalFileSource(page).iter_results()))
     finally:
         services.docstore.close()
     assert report.documents_added == 1

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from equimind import __version__
 from equimind.core.config import Settings
+from equimind.ingest.documents import documents
 from equimind.ingest.embed_format import PRODUCT_FORMAT
 from equimind.interfaces.cli.main import app
 from equimind.security.trace import config_hash, corpus_signature
@@ -79,7 +80,7 @@ def test_ingesting_a_document_changes_the_corpus_signature(tmp_path: Path, nvda_
     page.write_text(TINY)
     services = fake_services(Settings(home=home, snapshot=corpus_dir))
     try:
-        assert services.pipeline().run(LocalFileSource(page).iter_results()).documents_added == 1
+        assert services.pipeline().run(documents(LocalFileSource(page).iter_results())).documents_added == 1
     finally:
         services.docstore.close()
     after = _json("memory", "NVDA", "--home", str(home))["trace"]
