@@ -41,7 +41,8 @@ from equimind.analytics.xbrl import (
 )
 from equimind.core.degraded import Degradation
 from equimind.core.research import Figure
-from equimind.sources.base import PERIODIC_FORMS, CompanyFacts, XbrlFact
+from equimind.lexicon.forms import PERIODIC_FORMS
+from equimind.sources.base import CompanyFacts, XbrlFact
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from equimind.core.degraded import Degradation
 from equimind.core.documents import Document, Origin
 from equimind.core.errors import EquiMindError, NotFoundError
 from equimind.core.research import Figure
-from equimind.lexicon.sentiment import Lexicon
+from equimind.lexicon.lm_lists import Lexicon
 from equimind.sources.base import (
     CompanyProfile,
     FactsSource,

@@ -17,7 +17,9 @@ from pydantic import BaseModel, Field
 from equimind.core.degraded import Degradation
 from equimind.core.errors import EquiMindError
 from equimind.core.research import Figure
-from equimind.lexicon.sentiment import Lexicon, compare_sections, extract_risk_factors, headline_tone, top_words
+from equimind.lexicon.forms import DOMESTIC_PERIODIC_FORMS
+from equimind.lexicon.lm_lists import Lexicon
+from equimind.lexicon.sentiment import compare_sections, extract_risk_factors, headline_tone, top_words
 from equimind.sources.base import FilingIndexSource, FilingRef, NewsItem
 from equimind.sources.filing_text import html_to_text
 
@@ -25,7 +27,7 @@ log = logging.getLogger(__name__)
 
 MAX_FILINGS_TRIED = 8
 MIN_RISK_CHARS = 2000  # shorter Item 1A sections only say "no material changes"
-RISK_FORMS = ("10-K", "10-Q", "10-K/A", "10-Q/A")
+RISK_FORMS = DOMESTIC_PERIODIC_FORMS
 
 
 class SentimentBlock(BaseModel):

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from itertools import pairwise
 
-from equimind.sources.base import PERIODIC_FORMS, CompanyFacts, XbrlFact
+from equimind.lexicon.forms import PERIODIC_FORMS
+from equimind.sources.base import CompanyFacts, XbrlFact
 
 ONE_DAY = timedelta(days=1)
 MAX_EDGE_DAYS = 380  # ignore multi-year durations

@@ -17,12 +17,11 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from equimind.analytics.xbrl import QUARTER_DAYS, YEAR_DAYS
+from equimind.lexicon.forms import ANNUAL_FORMS, QUARTERLY_FORMS
 from equimind.query.periods import Period, PeriodKind
 from equimind.sources.base import CompanyFacts, XbrlFact
 
 TOLERANCE_DAYS = 10
-ANNUAL_FORMS = frozenset({"10-K", "10-K/A", "20-F", "40-F"})
-QUARTERLY_FORMS = frozenset({"10-Q", "10-Q/A"})
 
 
 @dataclass(frozen=True)

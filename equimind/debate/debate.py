@@ -30,10 +30,9 @@ from equimind.debate.llm_analyst import LLMAnalyst
 from equimind.debate.offline import OfflineAnalyst
 from equimind.debate.records import ClaimKind, DraftClaim
 from equimind.debate.rounds import LLMRounds, order_claims
-from equimind.debate.signals import RULES_VERSION
 from equimind.debate.state import RunState
 from equimind.debate.verify import ClaimVerifier
-from equimind.lexicon.tone import Lexicon, load_lexicon
+from equimind.lexicon.lm_lists import Lexicon, load_lexicon
 from equimind.llm.calls import LLMCallError
 
 logger = logging.getLogger(__name__)
@@ -189,7 +188,7 @@ class DebateEngine:
             return base, verdict.thesis
 
     def _hashes(self) -> dict[str, str]:
-        hashes = {f"offline-rules@v{RULES_VERSION}": rule.rules_fingerprint()}
+        hashes = {f"offline-rules@v{rule.RULES_VERSION}": rule.rules_fingerprint()}
         if self.llm is not None:
             hashes.update(self.llm.prompt_hashes)
         return hashes

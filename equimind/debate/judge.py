@@ -27,9 +27,23 @@ from dataclasses import dataclass
 from datetime import date
 
 from equimind.core.research import Rating, Speaker
+from equimind.debate.cues import (
+    HEDGE_FACTOR,
+    HEDGES,
+    NEGATIONS,
+    NEW_RISK_BONUS,
+    NEW_RISK_PROBE,
+    TEXT_CUES,
+    TONE_DELTA,
+    TONE_MIN_POLAR_WORDS,
+    TONE_STRENGTH,
+)
+from equimind.debate.figure_rules import FIGURE_ALIASES, FIGURE_RULES
 from equimind.debate.offline import shorten
 from equimind.debate.records import ClaimKind, DraftClaim, Theme
-from equimind.debate.signals import tables_repr
+from equimind.lexicon.injection import INJECTION_PATTERNS
+
+RULES_VERSION = "1"
 
 HALF_LIFE_DAYS = 365.0
 RECENCY_FLOOR = 0.25
@@ -42,6 +56,18 @@ STRONG_MIN_CLAIMS = 4
 STRONG_MIN_THEMES = 2
 MASS_SCALE = 3.0
 TOP_N = 5
+
+
+def tables_repr() -> str:
+    """Every rule table and constant of the offline analyst (``debate.cues``, ``debate.figure_rules``, the debate's
+    prompt-injection patterns of ``lexicon.injection``) as text, hashed with the judge's constants into the rules
+    fingerprint."""
+    cues = [(c.name, c.side.value, c.theme.value, c.strength, c.pattern.pattern) for c in TEXT_CUES]
+    constants = (HEDGE_FACTOR, NEW_RISK_BONUS, NEW_RISK_PROBE, TONE_MIN_POLAR_WORDS, TONE_DELTA, TONE_STRENGTH)
+    parts = [RULES_VERSION, repr(cues), repr(FIGURE_RULES), repr(sorted(FIGURE_ALIASES.items())),
+             repr(sorted(NEGATIONS)), repr(sorted(HEDGES)), repr(constants),
+             repr([p.pattern for p in INJECTION_PATTERNS])]
+    return "\n".join(parts)
 
 
 def rules_fingerprint() -> str:

@@ -1,8 +1,10 @@
 """The offline analyst: deterministic bull and bear cases over curated evidence and computed figures.
 
 Not a mock: it is the product's mode without an LLM key. Every claim it makes comes from one row of the rule tables
-in ``equimind.debate.signals`` (a text cue found in a sentence, a tone shift between two filings, or a figure
-crossing a documented threshold) and cites the sentence or figure it came from. Same inputs, same output.
+(``equimind.debate.cues``: a text cue found in a sentence or a tone shift between two filings;
+``equimind.debate.figure_rules``: a figure crossing a documented threshold) and cites the sentence or figure it came
+from. Sentences are split by ``lexicon.text.split_prose_sentences``; instruction-like sentences
+(``lexicon.injection.injection_spans``) are never evidence. Same inputs, same output.
 """
 
 from __future__ import annotations
@@ -18,9 +20,13 @@ from equimind.core.documents import sha256_hex
 from equimind.core.errors import NotFoundError
 from equimind.core.research import Figure, Speaker
 from equimind.core.search import EvidenceNode
-from equimind.debate import signals as sig
+from equimind.debate import cues as cue_rules
+from equimind.debate import figure_rules
 from equimind.debate.records import Author, Basis, BasisKind, ClaimKind, DraftClaim, SpanRef, Theme
-from equimind.lexicon.tone import Lexicon, tone
+from equimind.lexicon.injection import injection_spans
+from equimind.lexicon.lm_lists import Lexicon
+from equimind.lexicon.text import split_prose_sentences
+from equimind.lexicon.tone import tone
 
 logger = logging.getLogger(__name__)
 
@@ -121,7 +127,7 @@ class OfflineAnalyst:
     def _injections(self, nodes: Sequence[EvidenceNode]) -> list[InjectionHit]:
         hits: list[InjectionHit] = []
         for node in nodes:
-            for s, e in sig.injection_spans(node.text):
+            for s, e in injection_spans(node.text):
                 hits.append(InjectionHit(node.doc_id, node.start + s, node.start + e, node.text[s:e]))
         return hits
 
@@ -131,15 +137,15 @@ class OfflineAnalyst:
         out: list[tuple[SentenceSignal, EvidenceNode]] = []
         seen: set[tuple[str, int, int]] = set()
         for node in nodes:
-            for s, e in sig.split_sentences(node.text):
+            for s, e in split_prose_sentences(node.text):
                 key = (node.doc_id, node.start + s, node.start + e)
                 if key in flagged or key in seen:
                     continue
                 seen.add(key)
                 sentence = node.text[s:e]
-                if len(sentence.split()) < sig.MIN_CLAIM_WORDS:
+                if len(sentence.split()) < cue_rules.MIN_CLAIM_WORDS:
                     continue
-                cues, factor = sig.sentence_cues(sentence)
+                cues, factor = cue_rules.sentence_cues(sentence)
                 for cue in cues:
                     out.append((SentenceSignal(node.doc_id, key[1], key[2], cue.side, cue.theme,
                                                round(cue.strength * factor, 4), cue.name), node))
@@ -150,13 +156,13 @@ class OfflineAnalyst:
         priors = self._prior_docs(nodes)
         claims: list[DraftClaim] = []
         for s, node in found:
-            cue = next(c for c in sig.TEXT_CUES if c.name == s.cue)
+            cue = next(c for c in cue_rules.TEXT_CUES if c.name == s.cue)
             quote = node.text[s.start - node.start:s.end - node.start]
             strength, note = s.strength, ""
             if s.side is Speaker.BEAR and _is_risk_section(node.section):
                 prior = priors.get(node.doc_id)
                 if prior is not None and self._absent_from(prior[0], quote):
-                    strength = min(1.0, strength + sig.NEW_RISK_BONUS)
+                    strength = min(1.0, strength + cue_rules.NEW_RISK_BONUS)
                     note = f" — new: not in the {prior[1]}"
             text = f"{cue.label}: “{shorten(quote)}” ({_describe(node)}){note}"
             signal = f"cue:{cue.name}" + (":new" if note else "")
@@ -192,7 +198,7 @@ class OfflineAnalyst:
             logger.info("prior document %s not found; new-risk check skipped", prior_doc_id)
             return False
         q = normalise(quote).text
-        probe = sig.NEW_RISK_PROBE
+        probe = cue_rules.NEW_RISK_PROBE
         return q[:probe] not in prior and q[-probe:] not in prior
 
     def _tone_claims(self, nodes: Sequence[EvidenceNode], flagged: set[tuple[str, int, int]]) -> list[DraftClaim]:
@@ -202,17 +208,17 @@ class OfflineAnalyst:
         for node in nodes:
             if _is_risk_section(node.section) or node.filed_at is None:
                 continue
-            for s, e in sig.split_sentences(node.text):
+            for s, e in split_prose_sentences(node.text):
                 if (node.doc_id, node.start + s, node.start + e) not in flagged:
                     t = tone(node.text[s:e], self.lexicon)
                     per_doc[node.doc_id].append(_ToneRow(node, s, e, t.positive, t.negative))
-        usable = [d for d in per_doc if sum(r.pos + r.neg for r in per_doc[d]) >= sig.TONE_MIN_POLAR_WORDS]
+        usable = [d for d in per_doc if sum(r.pos + r.neg for r in per_doc[d]) >= cue_rules.TONE_MIN_POLAR_WORDS]
         usable.sort(key=lambda d: (per_doc[d][0].node.filed_at or date.min, d), reverse=True)
         if len(usable) < 2 or per_doc[usable[0]][0].node.ticker != per_doc[usable[1]][0].node.ticker:
             return []
         new_rows, old_rows = per_doc[usable[0]], per_doc[usable[1]]
         net_new, net_old = _net(new_rows), _net(old_rows)
-        if abs(net_new - net_old) < sig.TONE_DELTA:
+        if abs(net_new - net_old) < cue_rules.TONE_DELTA:
             return []
         side = Speaker.BULL if net_new > net_old else Speaker.BEAR
         sign = 1 if side is Speaker.BULL else -1
@@ -229,7 +235,7 @@ class OfflineAnalyst:
         shift = "improving" if side is Speaker.BULL else "deteriorating"
         signal = f"tone:{shift}"
         return [DraftClaim(id=claim_id(side, ClaimKind.OPENING, signal, (node.doc_id, str(start))), speaker=side,
-                           text=text, theme=Theme.TONE, strength=sig.TONE_STRENGTH, signal=signal,
+                           text=text, theme=Theme.TONE, strength=cue_rules.TONE_STRENGTH, signal=signal,
                            spans=(SpanRef(node.doc_id, start, start + len(quote), quote),),
                            evidence_date=node.filed_at, basis=Basis(BasisKind.TONE, shift))]
 
@@ -302,7 +308,7 @@ def _latest_by_key(figures: Sequence[Figure]) -> dict[str, Figure]:
     """Rule key -> the latest figure for it (ties by id); figures the table does not know are left out."""
     out: dict[str, Figure] = {}
     for f in sorted(figures, key=lambda f: ((f.as_of or date.min).toordinal(), f.id)):
-        key = sig.canonical_figure_key(f)
+        key = figure_rules.canonical_figure_key(f)
         if key is not None:
             out[key] = f
     return out
@@ -313,12 +319,12 @@ def figure_claims(figures: Sequence[Figure]) -> list[DraftClaim]:
     by_name = _latest_by_key(figures)
     fired: set[tuple[str, str | None, Speaker]] = set()
     claims: list[DraftClaim] = []
-    for rule in sig.FIGURE_RULES:
+    for rule in figure_rules.FIGURE_RULES:
         group = (rule.figure, rule.relative_to, rule.side)
         fig = by_name.get(rule.figure)
         if group in fired or fig is None:
             continue
-        value = sig.figure_value(fig, rule.kind)
+        value = figure_rules.figure_value(fig, rule.kind)
         if value is None:
             continue
         ids: tuple[str, ...] = (fig.id,)
@@ -326,12 +332,12 @@ def figure_claims(figures: Sequence[Figure]) -> list[DraftClaim]:
         x = value
         if rule.relative_to is not None:
             ref = by_name.get(rule.relative_to)
-            ref_value = sig.figure_value(ref, rule.kind) if ref is not None else None
+            ref_value = figure_rules.figure_value(ref, rule.kind) if ref is not None else None
             if ref is None or ref_value is None or ref_value == 0:
                 continue
             x = value / ref_value - 1.0
             ids = (fig.id, ref.id)
-        if not sig.rule_fires(rule, x):
+        if not figure_rules.rule_fires(rule, x):
             continue
         fired.add(group)
         text = rule.template.format(value=value, ref=ref_value if ref_value is not None else 0.0, x=x)

@@ -53,7 +53,7 @@ class SpanRef:
 
 
 class BasisKind(StrEnum):
-    """Which rule table a claim's strength came from (``equimind.debate.signals``)."""
+    """Which rule table a claim's strength came from (``equimind.debate.cues``, ``equimind.debate.figure_rules``)."""
 
     CUE = "cue"  # a text cue in a cited sentence
     TONE = "tone"  # a tone shift between two filings

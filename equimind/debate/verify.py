@@ -13,9 +13,9 @@ from dataclasses import dataclass, field, replace
 from equimind.core.citations import CitationVerifier, check_figures
 from equimind.core.errors import NotFoundError
 from equimind.core.research import Citation, Figure, Speaker
-from equimind.debate import signals as sig
 from equimind.debate.offline import Analysis, figure_strength, shorten
 from equimind.debate.records import Basis, BasisKind, DraftClaim, SpanRef, Theme, VerifiedClaim
+from equimind.lexicon.injection import injection_spans
 
 
 @dataclass
@@ -73,7 +73,7 @@ class ClaimVerifier:
             self.drops.add(claim, f"quote not found in document {span.doc_id[:12]} (closest passage similarity "
                                   f"{check.similarity:.2f})")
             return None
-        if self._overlaps_injection(span.doc_id, check.start, check.end) or sig.injection_spans(check.passage or ""):
+        if self._overlaps_injection(span.doc_id, check.start, check.end) or injection_spans(check.passage or ""):
             self.drops.add(claim, "it quotes instruction-like text planted in the document (prompt injection)")
             return None
         return check.citation()

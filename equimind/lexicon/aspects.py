@@ -4,7 +4,11 @@ An aspect is covered by a node whose section matches the aspect's sections (Item
 fundamentals), whose form belongs to it (``prices`` → valuation/technicals), or whose text holds ≥ 2 distinct terms of
 the aspect's lexicon; recent events need an event-bearing form (10-Q, 8-K, 6-K, news) filed ≤ 120 days before the
 as-of date. Names of available figures / data kinds cover fundamentals and valuation/technicals. Shared by the critic
-(``agents.critic``), the query rewriter and research memory; pure, no agent code.
+(``research.critic``), the query rewriter and research memory; pure, no agent code.
+
+Source: hand-written. The section names are those of SEC Regulation S-K (Item 1A Risk Factors, Item 7 MD&A, Item 7A
+market risk, Item 8 financial statements); the terms are the wording of those sections and of common market-data
+measures (P/E, RSI, MACD, Bollinger bands); the event forms are SEC names (``lexicon.forms``).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from datetime import date
 from enum import StrEnum
 
 from equimind.core.search import EvidenceNode
+from equimind.lexicon.forms import CURRENT_REPORT_FORMS, QUARTERLY_FORMS
 from equimind.lexicon.text import TEXT_CACHE
 
 
@@ -48,7 +53,7 @@ _SECTIONS: dict[Aspect, tuple[str, ...]] = {
     Aspect.VALUATION_TECHNICALS: (),
     Aspect.RECENT_EVENTS: (),
 }
-_EVENT_FORMS = frozenset({"10-Q", "10-Q/A", "8-K", "8-K/A", "6-K", "news"})
+_EVENT_FORMS = QUARTERLY_FORMS | CURRENT_REPORT_FORMS | {"news"}
 _NAME_TOKENS: dict[Aspect, frozenset[str]] = {
     Aspect.FUNDAMENTALS: frozenset({"companyfacts", "revenue", "revenues", "eps", "margin", "income", "cash", "fcf",
                                     "roe", "roa", "debt", "assets", "sales", "ebitda", "fundamentals", "growth"}),

@@ -53,16 +53,12 @@ list that has a fact for the asked period wins (companies switch concepts over t
 * ``shares_outstanding`` (shares, instant): dei: EntityCommonStockSharesOutstanding; us-gaap:
   CommonStockSharesOutstanding. Phrases: shares outstanding.
 
-Ratios (``RATIOS``) are not reported facts but the line items they are computed from: a question naming one
-("operating margin", "effective tax rate") names its components. ``gross margin`` = gross profit / revenue;
-``operating margin`` = operating income / revenue; ``net margin`` / ``profit margin`` = net income / revenue;
-``effective tax rate`` = income tax expense (benefit) / income (loss) before income taxes; ``capital intensity``
-("capital-intensive") = capital expenditures and net property, plant and equipment against revenue and total assets.
-Each names its line items in the words of the us-gaap concepts that report them (``GrossProfit``, ``Revenues``,
-``OperatingIncomeLoss``, ``NetIncomeLoss``, ``IncomeTaxExpenseBenefit``, ``IncomeLoss...BeforeIncomeTaxes...``,
-``PaymentsToAcquirePropertyPlantAndEquipment``, ``PropertyPlantAndEquipmentNet``, ``Assets``). Retrieval uses them
-(``retrieval/query_shape.py`` rule 6); the answerer computes the figures a question names from the lines of this
-map (``answer/computed.py``: its own list of formulas, from XBRL or statement rows).
+Source: the us-gaap and dei taxonomies (the concepts) and the line names US annual and quarterly reports print
+(the phrases); hand-written. ``concept_name_words`` gives a concept's name in words ("us-gaap:NetIncomeLoss" ->
+"net income loss"), the wording statement line items are printed in (query shaping, rule 5).
+
+Ratios, margins and other computed figures are not reported facts: their catalogue, with the lines of this map each
+is computed from, is ``lexicon/formulas.py`` (``FORMULAS``; query shaping reads its ``RATIOS``).
 
 Segment figures (NVIDIA's data center revenue, AWS sales) carry XBRL dimensions, which companyfacts does not have:
 a question with words beyond the metric, its verbs and its period is not an XBRL ask and goes to the extractive path.
@@ -75,11 +71,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from equimind.lexicon.text import wordset
+
 USD, USD_PER_SHARE, SHARES = "USD", "USD/shares", "shares"
-
-
-def _wordset(text: str) -> frozenset[str]:
-    return frozenset(text.split())
 
 
 @dataclass(frozen=True)
@@ -170,39 +164,12 @@ METRICS: tuple[MetricSpec, ...] = (
 )
 
 
-@dataclass(frozen=True)
-class RatioSpec:
-    """A computed ratio a question may name, and the statement line items it is computed from (in the words of the
-    us-gaap concepts that report them)."""
-
-    key: str
-    phrases: tuple[str, ...]
-    line_items: tuple[str, ...]
-
-
-def _r(key: str, phrases: str, line_items: str) -> RatioSpec:
-    return RatioSpec(key, tuple(p.strip() for p in phrases.split(";")), tuple(i.strip() for i in line_items.split(";")))
-
-
-RATIOS: tuple[RatioSpec, ...] = (
-    _r("gross_margin", "gross margin; gross margins; gross profit margin; gross profit margins",
-       "gross profit; revenues"),
-    _r("operating_margin", "operating margin; operating margins; operating income margin; operating profit margin",
-       "operating income loss; revenues"),
-    _r("net_margin", "net margin; net margins; profit margin; profit margins; net profit margin; net income margin",
-       "net income loss; revenues"),
-    _r("effective_tax_rate", "effective tax rate; effective tax rates; effective income tax rate",
-       "income tax expense benefit; income loss before income taxes"),
-    _r("capital_intensity", "capital intensive; capital intensity",
-       "payments to acquire property plant and equipment; property plant and equipment net; revenues; assets"),
-)
-
 # Words a statement puts before a line's name ("Total assets", "Net revenues", "Merchandise inventories",
 # "Consolidated net sales"): a row so labelled is the line
 LINE_QUALIFIERS = frozenset(["total", "net", "merchandise", "consolidated"])
 
 # Verbs and modifiers an XBRL ask may use around the metric ("How much did NVIDIA earn", "total net sales").
-METRIC_VERBS = _wordset("""spend spent earn earned generate generated report reported post posted record recorded
+METRIC_VERBS = wordset("""spend spent earn earned generate generated report reported post posted record recorded
 book booked make made pay paid carry carried hold held have had total net reported consolidated company overall
 full whole""")
 
@@ -223,12 +190,12 @@ def _pattern(phrase: str) -> re.Pattern[str]:
 T = TypeVar("T")
 
 
-def _patterns(entries: Iterable[tuple[str, T]]) -> tuple[tuple[re.Pattern[str], str, T], ...]:
+def phrase_patterns(entries: Iterable[tuple[str, T]]) -> tuple[tuple[re.Pattern[str], str, T], ...]:
     """(pattern, phrase, what it names) for each phrase, the longest phrase first."""
     return tuple((_pattern(p), p, x) for p, x in sorted(entries, key=lambda px: -len(px[0])))
 
 
-def _longest_first(patterns: Sequence[tuple[re.Pattern[str], str, T]], text: str) -> list[tuple[T, str, int, int]]:
+def longest_first(patterns: Sequence[tuple[re.Pattern[str], str, T]], text: str) -> list[tuple[T, str, int, int]]:
     """(what, phrase, start, end) of every non-overlapping phrase in ``text``, longer phrases taken first, in text
     order."""
     low = text.lower().replace("\u2019", "'")
@@ -240,15 +207,16 @@ def _longest_first(patterns: Sequence[tuple[re.Pattern[str], str, T]], text: str
     return sorted(found, key=lambda f: f[2])
 
 
-_PATTERNS = _patterns((p, m) for m in METRICS for p in m.phrases)
-_RATIO_PATTERNS = _patterns((p, r) for r in RATIOS for p in r.phrases)
+_PATTERNS = phrase_patterns((p, m) for m in METRICS for p in m.phrases)
+_CAMEL = re.compile(r"[A-Z][a-z]+|[A-Z]+(?![a-z])")
 
 
 def find_metrics(text: str) -> list[MetricMatch]:
     """Every metric named in ``text``, longest phrase first, non-overlapping, in text order."""
-    return [MetricMatch(m, phrase, a, b) for m, phrase, a, b in _longest_first(_PATTERNS, text)]
+    return [MetricMatch(m, phrase, a, b) for m, phrase, a, b in longest_first(_PATTERNS, text)]
 
 
-def find_ratios(text: str) -> list[tuple[RatioSpec, int, int]]:
-    """Every ratio named in ``text`` (longest phrase first, non-overlapping) with its span, in text order."""
-    return [(r, a, b) for r, _, a, b in _longest_first(_RATIO_PATTERNS, text)]
+def concept_name_words(concept: str) -> str:
+    """The words of an XBRL concept's name, lower case: "us-gaap:NetIncomeLoss" -> "net income loss",
+    "us-gaap:PaymentsToAcquirePropertyPlantAndEquipment" -> "payments to acquire property plant and equipment"."""
+    return " ".join(_CAMEL.findall(concept.split(":", 1)[-1])).lower()

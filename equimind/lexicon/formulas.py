@@ -4,8 +4,15 @@ names (``find_formula``: whole words, the longest phrase first).
 
 Source: standard accounting definitions (the formulas ``answer/computed.py`` documents, hand-written from textbook
 definitions, not from any benchmark's questions); the lines are keys of the XBRL concept map
-(``lexicon/concepts.METRICS``). Query shaping reads the line items of a named figure from here, and the answer path
-computes it.
+(``lexicon/concepts.METRICS``). The answer path computes a named figure from here (``find_formula``), and query
+shaping reads the statement lines of a named ratio from here (``RATIOS``, ``find_ratios``: rule 6 of
+``query/shape.py``).
+
+``RATIOS`` are the figures whose lines query shaping adds to the BM25 query: the four margins / rates of
+``FORMULAS`` below, each with its phrases plus the plural forms shaping also matches (``find_formula`` does not), and
+its lines in the words of their first XBRL concept's name (``concepts.concept_name_words``); and capital intensity
+("capital-intensive"), a judgement over capital expenditures, net PP&E, revenue and total assets that has no single
+formula, so it is listed for shaping only.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from equimind.lexicon.concepts import MetricSpec
+from equimind.lexicon.concepts import METRICS, MetricSpec, concept_name_words, longest_first, phrase_patterns
 
 MONEY, PERCENT, TIMES, DAYS = "USD", "%", "x", "days"
 Line = tuple[str, int]  # (concept-map metric key, year offset: 0 for t, -1 for t-1)
@@ -128,6 +135,58 @@ FORMULAS: tuple[Formula, ...] = (
 )
 OUTFLOWS = frozenset(["capex", "dividends", "buybacks"])  # printed as negatives in a cash-flow statement
 ABSOLUTE = OUTFLOWS | {"depreciation_amortization"}  # used by size: an outflow or an add-back, whatever its sign
+
+
+@dataclass(frozen=True)
+class RatioSpec:
+    """A computed ratio a question may name, and the statement line items it is computed from (in the words of the
+    us-gaap concepts that report them): what query shaping adds to the BM25 query."""
+
+    key: str
+    phrases: tuple[str, ...]
+    line_items: tuple[str, ...]
+
+
+_FORMULA = {f.key: f for f in FORMULAS}
+_METRIC = {m.key: m for m in METRICS}
+# A line whose first concept's name is not the name a statement prints for it: the 90-character
+# us-gaap:IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest is printed
+# "Income (loss) before income taxes".
+_LINE_WORDS = {"pretax_income": "income loss before income taxes"}
+
+
+def line_words(key: str) -> str:
+    """The words of a concept-map line as its statement prints it: its first concept's name in words."""
+    return _LINE_WORDS.get(key) or concept_name_words(_METRIC[key].concepts[0])
+
+
+def _ratio(key: str, plurals: str = "", alternative: int | None = None) -> RatioSpec:
+    """The shaping entry of formula ``key``: its phrases plus ``plurals`` ("; "-separated), and the words of its lines
+    (of its ``alternative``-th other definition when given: the one a statement prints as a line)."""
+    f = _FORMULA[key]
+    lines = f.lines if alternative is None else f.alternatives[alternative][0]
+    phrases = (*f.phrases, *(x.strip() for x in plurals.split(";") if x.strip()))
+    keys = dict.fromkeys(k for k, _ in lines)
+    return RatioSpec(key, tuple(dict.fromkeys(phrases)), tuple(line_words(k) for k in keys))
+
+
+RATIOS: tuple[RatioSpec, ...] = (
+    _ratio("gross_margin", "gross profit margins", alternative=0),  # gross profit / revenue: the printed lines
+    _ratio("operating_margin"),
+    _ratio("net_margin", "net margins; profit margins"),
+    _ratio("effective_tax_rate", "effective tax rates"),
+    RatioSpec("capital_intensity", ("capital intensive", "capital intensity"),
+              tuple(line_words(k) for k in ("capex", "ppe_net", "revenue", "total_assets"))),
+)
+_RATIO_PATTERNS = phrase_patterns((p, r) for r in RATIOS for p in r.phrases)
+
+
+def find_ratios(text: str) -> list[tuple[RatioSpec, int, int]]:
+    """Every ratio of ``RATIOS`` named in ``text`` (longest phrase first, non-overlapping) with its span, in text
+    order."""
+    return [(r, a, b) for r, _, a, b in longest_first(_RATIO_PATTERNS, text)]
+
+
 @dataclass(frozen=True)
 class FormulaMatch:
     formula: Formula

@@ -1,19 +1,76 @@
-"""Reading the Loughran-McDonald word lists (``LM_<category>.txt``, one upper-case word a line) from a directory.
+"""The Loughran-McDonald financial sentiment word lists: the one type (``Lexicon``) and reader every tone count uses.
 
-The one reader behind ``agents.lexicon.load_lexicon`` (debate tone signals) and ``analytics.sentiment.Lexicon``
-(market report sentiment). Nothing is bundled with the package: the recorded corpus keeps the lists at
-``corpus/sentiment/``.
+Source: Loughran, T. and McDonald, B. (2011), "When Is a Liability Not a Liability? Textual Analysis, Dictionaries,
+and 10-Ks", Journal of Finance 66(1). The lists (``LM_<category>.txt``, one upper-case inflected word a line) are read
+from a directory passed in; nothing is bundled with the package: the recorded corpus keeps them at
+``corpus/sentiment/``. ``NEGATIONS`` are the paper's: a positive word preceded within ``NEGATION_WINDOW`` words by one
+of them counts as negative.
+
+One type, two loaders, for its two readers' requirements:
+
+* ``Lexicon.load`` (market-report sentiment: ``sources``, ``analytics``, ``lexicon.sentiment.score_text``): the five
+  scored categories (``SCORED``), every one required.
+* ``load_lexicon`` (the debate's tone signals, ``lexicon.tone.tone``): all six categories (modal too); negative and
+  positive are required, another missing list is an empty set.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 from equimind.core.errors import NotFoundError, ParseError
 
 WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
+NEGATIONS = frozenset({"NO", "NOT", "NONE", "NEITHER", "NEVER", "NOBODY"})
+NEGATION_WINDOW = 3
+
+
+class LMCategory(StrEnum):
+    NEGATIVE = "negative"
+    POSITIVE = "positive"
+    UNCERTAINTY = "uncertainty"
+    LITIGIOUS = "litigious"
+    CONSTRAINING = "constraining"
+    MODAL = "modal"
+
+
+# The categories a tone score counts (every one but modal), in this order.
+SCORED: tuple[LMCategory, ...] = (LMCategory.NEGATIVE, LMCategory.POSITIVE, LMCategory.UNCERTAINTY,
+                                  LMCategory.LITIGIOUS, LMCategory.CONSTRAINING)
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """Upper-case word sets per category, plus where they were read from (recorded in outputs for
+    reproducibility)."""
+
+    words: dict[LMCategory, frozenset[str]]
+    source: str
+
+    @classmethod
+    def load(cls, directory: Path, categories: Iterable[LMCategory] = SCORED,
+             required: Collection[LMCategory] = SCORED) -> Lexicon:
+        """Reads ``LM_<category>.txt`` of each of ``categories`` from ``directory`` (default: the five scored
+        categories, all required)."""
+        lists = read_lm_lists(directory, [c.value for c in categories], required=[c.value for c in required])
+        return cls(words={LMCategory(k): v for k, v in lists.items()}, source=str(directory))
+
+    def has(self, category: LMCategory, token: str) -> bool:
+        return token in self.words.get(category, frozenset())
+
+    def category(self, word: str) -> tuple[str, ...]:
+        """The scored categories whose list holds ``word`` (upper case), in ``SCORED`` order."""
+        return tuple(c.value for c in SCORED if word in self.words.get(c, frozenset()))
+
+
+def load_lexicon(directory: Path) -> Lexicon:
+    """Read ``LM_<category>.txt`` for every category from ``directory``. NEGATIVE and POSITIVE are required; the
+    others are optional (their sets are empty when the file is absent)."""
+    return Lexicon.load(directory, tuple(LMCategory), required=(LMCategory.NEGATIVE, LMCategory.POSITIVE))
 
 
 def read_lm_lists(directory: Path, categories: Iterable[str], required: Collection[str]) -> dict[str, frozenset[str]]:

@@ -1,5 +1,5 @@
-"""Financial tone with the Loughran-McDonald word lists (Loughran & McDonald, "When Is a Liability Not a Liability?
-Textual Analysis, Dictionaries, and 10-Ks", Journal of Finance 66(1), 2011).
+"""Financial tone of market reports with the Loughran-McDonald word lists (``lexicon.lm_lists``: the lists, their
+source, the one ``Lexicon`` type and its loaders; ``Lexicon.load`` reads the five scored lists, all required).
 
 - ``score_text``: counts of negative / positive / uncertainty / litigious / constraining words; a positive word
   preceded within three words by a negation (no, not, none, neither, never, nobody) counts as negative, as in LM.
@@ -18,32 +18,14 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
-from equimind.lexicon.lm_lists import WORD, read_lm_lists
+from equimind.lexicon.lm_lists import NEGATION_WINDOW, NEGATIONS, SCORED, WORD, Lexicon
 
-CATEGORIES = ("negative", "positive", "uncertainty", "litigious", "constraining")
-NEGATIONS = frozenset({"NO", "NOT", "NONE", "NEITHER", "NEVER", "NOBODY"})
+CATEGORIES = tuple(c.value for c in SCORED)
 _CLAUSE = re.compile(r"[.!?;:]+(?:\s|$)|\n")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“(])")
 _ITEM_1A = re.compile(r"^item\s*1a\.?\s*[-–—:]?\s*risk\s+factors\s*$", re.I | re.M)
 _NEXT_ITEM = re.compile(r"^item\s*(?:1b|1c|2)\b", re.I | re.M)
-
-
-@dataclass(frozen=True)
-class Lexicon:
-    """The LM word lists, upper case."""
-
-    words: dict[str, frozenset[str]]
-
-    @classmethod
-    def load(cls, directory: Path) -> Lexicon:
-        """Reads ``LM_<category>.txt`` (one upper-case word a line) for each category; all five are required."""
-
-        return cls(read_lm_lists(directory, CATEGORIES, required=CATEGORIES))
-
-    def category(self, word: str) -> tuple[str, ...]:
-        return tuple(c for c in CATEGORIES if word in self.words[c])
 
 
 @dataclass(frozen=True)
@@ -75,7 +57,7 @@ def score_text(text: str, lex: Lexicon) -> ToneScore:
         toks = tokens(clause)
         total += len(toks)
         for i, w in enumerate(toks):
-            negated = any(t in NEGATIONS for t in toks[max(0, i - 3):i])
+            negated = any(t in NEGATIONS for t in toks[max(0, i - NEGATION_WINDOW):i])
             for c in lex.category(w):
                 if c == "positive" and negated:
                     counts["negative"] += 1

@@ -1,6 +1,14 @@
 """Pure text helpers over evidence and questions: sentence spans, financial-number counts, salient question terms.
 
-Shared by the critic, the query rewriter and research memory (which scores summary sentences with them).
+Shared by the critic, the query rewriter and research memory (which scores summary sentences with them), and the
+offline analyst (``split_prose_sentences``). Two sentence splitters, on purpose: ``split_sentences`` ends a sentence
+at every ``. ! ?`` before a capital or digit (a summary sentence, a critic's quote); ``split_prose_sentences`` also
+keeps abbreviations ("Inc.", "U.S.", "e.g.", "Sept."), initials and closing quotes / brackets inside the sentence and
+trims each span, so a claim quotes the whole statement (debate cues, prompt-injection spans). Their spans differ on
+such text, and both are kept so that neither caller's output moves.
+
+Stopwords (``_STOPWORD_TEXT``): hand-written English function words plus the words of investment questions that
+name no topic ("stock", "buy", "analysis").
 """
 
 from __future__ import annotations
@@ -8,6 +16,8 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
+
+from equimind.lexicon.calendar import MONTH_ABBREVIATIONS
 
 _STOPWORD_TEXT = (
     "a an and are as at be been but by can could did do does for from had has have how i if in into is it its "
@@ -35,6 +45,11 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(])|\s*\n\s*")  # end punct
 TEXT_CACHE = 4096  # passages (or sentences) whose derived features a process keeps; a research run reads ~70
 
 
+def wordset(text: str) -> frozenset[str]:
+    """The white-space separated words of ``text``: how a word list is written in a module."""
+    return frozenset(text.split())
+
+
 @functools.lru_cache(maxsize=TEXT_CACHE)
 def count_financial_numbers(text: str) -> int:
     return len(_NUMBER.findall(text))
@@ -57,19 +72,73 @@ def _sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     return tuple((s, e) for s, e in spans if text[s:e].strip())
 
 
-def salient_terms(question: str, exclude: Sequence[str] = (), limit: int = 6) -> list[str]:
-    """Question words minus stopwords and ``exclude`` (ticker, company), lower-cased, in order, unique."""
-    banned = _STOPWORDS | {w.lower() for e in exclude for w in _WORD.findall(e)}
+def question_words(question: str) -> tuple[str, ...]:
+    """The question's words minus stopwords, lower-cased, in order, unique (read once per question:
+    ``query/parsed.ParsedQuestion.words``)."""
     out: list[str] = []
     for raw in re.split(r"[\s\-–—_,;:?!()\"“”]+", question):
         word = raw.strip(".'’").lower()
         word = word[:-2] if word.endswith(("'s", "’s")) else word
-        if len(word) >= 2 and word not in banned and word not in out and not word.isdigit():
+        if len(word) >= 2 and word not in _STOPWORDS and word not in out and not word.isdigit():
             out.append(word)
-    return out[:limit]
+    return tuple(out)
 
 
-def topic_terms(question: str, exclude: Sequence[str] = (), limit: int = 4) -> list[str]:
+def salient_terms(question: str | Sequence[str], exclude: Sequence[str] = (), limit: int = 6) -> list[str]:
+    """Question words minus stopwords and ``exclude`` (ticker, company), lower-cased, in order, unique; ``question``
+    may be the words ``question_words`` already read."""
+    banned = {w.lower() for e in exclude for w in _WORD.findall(e)}
+    words = question_words(question) if isinstance(question, str) else question
+    return [w for w in words if w not in banned][:limit]
+
+
+def topic_terms(question: str | Sequence[str], exclude: Sequence[str] = (), limit: int = 4) -> list[str]:
     """Salient terms minus evaluative words (growth, outlook, sustainable ...): what the question is about."""
     return [t for t in salient_terms(question, exclude, limit=12) if t not in _EVALUATIVE][:limit]
 
+
+# Abbreviations a period does not end a sentence after (hand-written: legal forms, titles, Latin and SEC usage, and
+# the month abbreviations of ``lexicon.calendar``)
+_ABBREV = frozenset({"inc", "corp", "co", "ltd", "no", "nos", "mr", "mrs", "ms", "dr", "vs", "etc", "e.g", "i.e",
+                     *MONTH_ABBREVIATIONS, "approx", "fig", "st", "u.s", "u.k", "s.a", "n.a"})
+_BOUNDARY = re.compile(r"[.!?][\"'”’)\]]*\s+|\n\s*")
+_NEXT_OK = re.compile(r"[\"'“‘(\[]?[A-Z0-9$•]")
+
+
+def _is_boundary(text: str, m: re.Match[str]) -> bool:
+    if m.group().startswith("\n"):
+        return True
+    if not _NEXT_OK.match(text, m.end()):
+        return False
+    if text[m.start()] != ".":
+        return True
+    word = text[max(0, m.start() - 12):m.start()].split()[-1:] or [""]
+    token = word[0].lower().lstrip("(\"'“")
+    return not (token in _ABBREV or len(token) == 1 or "." in token)
+
+
+def split_prose_sentences(text: str) -> list[tuple[int, int]]:
+    """[start, end) of each sentence in ``text``, trimmed; paragraph breaks always end a sentence, a period after an
+    abbreviation, an initial or a dotted token ("U.S.") does not (module docstring: vs ``split_sentences``)."""
+    return list(_prose_spans(text))
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _prose_spans(text: str) -> tuple[tuple[int, int], ...]:
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for m in _BOUNDARY.finditer(text):
+        if not _is_boundary(text, m):
+            continue
+        end = m.start() + (0 if m.group().startswith("\n") else len(m.group().rstrip()))
+        spans.append((start, end))
+        start = m.end()
+    spans.append((start, len(text)))
+    out: list[tuple[int, int]] = []
+    for s, e in spans:
+        seg = text[s:e]
+        lead = len(seg) - len(seg.lstrip())
+        trail = len(seg.rstrip())
+        if trail > lead:
+            out.append((s + lead, s + trail))
+    return tuple(out)

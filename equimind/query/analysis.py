@@ -27,13 +27,11 @@ from typing import Any
 
 import Stemmer
 
+from equimind.lexicon.calendar import MONTHS
+from equimind.lexicon.companies import LEGAL_FORMS
+from equimind.lexicon.questions import COMPARE_WORDS
 from equimind.lexicon.text import TOKEN
-
-
-def _wordset(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
+from equimind.lexicon.text import wordset as _wordset
 
 # General English function words (articles, pronouns, prepositions, conjunctions, auxiliaries, common adverbs).
 FUNCTION_WORDS = _wordset("""
@@ -54,19 +52,17 @@ generally typically really actually basically
 
 # Question-frame words: they say what KIND of answer is wanted (a quantity, a place, a comparison, a period), never
 # what it is about. Interrogatives/auxiliaries are in FUNCTION_WORDS; these are the degree, size/speed, comparison,
-# ask-verb and period words of question phrasing.
+# ask-verb and period words of question phrasing, the comparison words (lexicon.questions) and the month names.
 FRAME_WORDS = _wordset("""
 many amount number count size level total exact exactly approximately roughly overall
 big bigger biggest large larger largest small smaller smallest high higher highest low lower lowest
 fast faster fastest quick quicker quickly slow slower slowly great greater greatest
 main mainly major mostly primarily largely key
-compare compared comparing comparison versus vs
 describe description explain list tell say said state stated mention mentioned
 current currently latest recent recently today now ago
 fiscal year years yearly annual annually quarter quarters month months week weeks day days period periods half
 end beginning start mid early late first second third fourth last next previous prior
-january february march april may june july august september october november december
-""")
+""") | COMPARE_WORDS | frozenset(MONTHS)
 
 # Decision / outlook vocabulary: a question using one of these asks for a judgement, not a reported fact.
 ADVICE_WORDS = _wordset("""
@@ -85,13 +81,13 @@ PERSONAL = frozenset({"i", "we", "me", "my", "our", "us", "you", "your"})
 DECISION_FRAME = (ADVICE_WORDS | DECISION_VERBS | PERSONAL | DECISION_NOUNS | JUDGEMENT_ADJECTIVES
                   | frozenset({"long", "term", "near", "medium", "horizon", "price", "own", "owning", "worth"}))
 ARTICLES = frozenset({"a", "an"})
-# Coordination that makes a second company a co-subject ("Apple and Netflix", "AWS or NVIDIA's", "Compare ...").
-COMPARE_WORDS = frozenset({"compare", "compared", "comparing", "comparison", "versus", "vs", "than"})
+# Coordination that makes a second company a co-subject ("Apple and Netflix", "AWS or NVIDIA's", "Compare ...": a
+# comparison word of lexicon.questions.COMPARE_WORDS).
 COORDINATORS = frozenset({"and", "or", "&"})
-# Legal-form words dropped from company names before they are used as name words.
-LEGAL_SUFFIXES = frozenset({"inc", "incorporated", "corp", "corporation", "co", "company", "companies", "ltd",
-                            "limited", "plc", "llc", "lp", "group", "holdings", "holding", "sa", "ag", "nv", "se",
-                            "the", "com", "de", "del", "mn"})
+# Words dropped from company names before they are used as name words: the legal forms (lexicon.companies) and the
+# other words of SEC registrant titles that name no company: "the", "com" (AMAZON.COM), the state tags "/DE", "/DEL",
+# "/MN" (WELLS FARGO & COMPANY/MN), "SE", "Holding", "Companies".
+LEGAL_SUFFIXES = LEGAL_FORMS | frozenset({"companies", "holding", "se", "the", "com", "de", "del", "mn"})
 _PERIOD = re.compile(r"^(?:fy\d*|q[1-4]|h[12]|\d+[a-z]*|[a-z]\d{1,2})$")  # fy2024, q2, h1, 2024, 10k, 3m (units)
 _SENTENCE = re.compile(r"(?<=[?!.])\s+")
 _STOPS = frozenset("?!.:;")

@@ -15,14 +15,18 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from equimind.core.errors import ConfigError, NotFoundError
+from equimind.lexicon.companies import LEGAL_FORMS
+from equimind.lexicon.questions import COMPARE_WORDS
 from equimind.sources.base import TickerInfo
 
 _WORD = re.compile(r"[A-Za-z0-9&][A-Za-z0-9&.\-']*")
-_SUFFIXES = frozenset("""inc inc. incorporated corp corp. corporation co co. company ltd ltd. limited plc llc lp
-l.p. n.v. nv s.a. sa ag se holdings holding group class common stock de com & and""".split())  # noqa: SIM905
-
-
-COMPARISON_WORDS = frozenset({"compare", "compared", "comparison", "versus", "vs", "than", "relative", "both"})
+# Trailing words a core name drops: the legal forms, their dotted spellings, and the other words that end SEC
+# registrant titles without naming the company: "SE", "Holding", a share class ("Class A Common Stock"), the state tag
+# "/DE" and "com" once their punctuation is gone, a dangling "&" or "and" ("WELLS FARGO & COMPANY").
+_SUFFIXES = LEGAL_FORMS | frozenset({"inc.", "corp.", "co.", "ltd.", "l.p.", "n.v.", "s.a.", "se", "holding", "class",
+                                     "common", "stock", "de", "com", "&", "and"})
+# Words that make a question name several companies on purpose (the first named is then the subject).
+COMPARISON_WORDS = COMPARE_WORDS | frozenset({"relative", "both"})
 
 
 @dataclass(frozen=True)

@@ -34,19 +34,22 @@ from typing import TYPE_CHECKING
 
 from equimind.core.documents import Document, FilterSpec
 from equimind.core.search import DocumentRef
+from equimind.lexicon.calendar import MONTH_ABBREVIATIONS, MONTHS
+from equimind.lexicon.companies import LEGAL_FORMS
 
 if TYPE_CHECKING:
     from equimind.store.docstore import DocStore
 
+# Trailing words an alias drops: the legal forms, and the generic business words a name ends in ("Meta Platforms",
+# "Cisco Systems", "Yum! Brands") that users leave out; a two-letter state tag ("/DE") and ".com" go too.
+_ALIAS_SUFFIXES = LEGAL_FORMS | frozenset({"companies", "platforms", "technologies", "systems", "international",
+                                           "brands", "enterprises", "the"})
 _SUFFIXES = re.compile(
-    r"(?:[,\s&]+(?:inc|incorporated|corp|corporation|co|company|companies|plc|ltd|limited|llc|lp|sa|ag|nv|"
-    r"holdings|group|platforms|technologies|systems|international|brands|enterprises|the)\.?)+$|/[a-z]{2}$|"
-    r"\.com\b",
+    rf"(?:[,\s&]+(?:{'|'.join(sorted(_ALIAS_SUFFIXES, key=lambda w: (-len(w), w)))})\.?)+$|/[a-z]{{2}}$|\.com\b",
     re.IGNORECASE,
 )
 _YEAR = re.compile(r"(?<![\d$.,])(?:FY\s?|fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})(?!\d|[,.]\d)", re.IGNORECASE)
-_DATE_BEFORE = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|"
-                          r"december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s+(?:\d{1,2},?\s+)?$",
+_DATE_BEFORE = re.compile(rf"\b(?:{'|'.join((*MONTHS, *MONTH_ABBREVIATIONS))})\.?\s+(?:\d{{1,2}},?\s+)?$",
                           re.IGNORECASE)
 _SHORT_FY = re.compile(r"\bFY\s?'?(\d{2})\b", re.IGNORECASE)
 _COMMON_WORDS = frozenset(

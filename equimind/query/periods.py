@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
 
-from equimind.lexicon.calendar import MONTHS
+from equimind.lexicon.calendar import MONTH_ABBREVIATIONS, MONTHS
 
-_MON = "|".join(MONTHS) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+_MON = "|".join((*MONTHS, *MONTH_ABBREVIATIONS))
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
 YTD_MONTHS = {"first half": 6, "first six months": 6, "six months": 6, "first nine months": 9, "nine months": 9,
               "first three months": 3, "h1": 6}

@@ -18,7 +18,7 @@ not about the page that holds it, yet they weigh in both retrieval legs. The rul
    profit", "capex", "earn") adds the words of the name of its first XBRL concept ("net income loss", "payments to
    acquire property plant and equipment"): the wording line items are printed in, which a paraphrase does not share.
    Statement names are not metrics ("cash flow statement" does not name "cash").
-6. A ratio the text names (``concepts.RATIOS``: gross / operating / net margin, effective tax rate, capital
+6. A ratio the text names (``formulas.RATIOS``: gross / operating / net margin, effective tax rate, capital
    intensity) adds the words of the line items it is computed from ("operating margin" -> "operating income loss",
    "revenues"), since the page that answers a margin question is the statement or table of those lines; the ratio's
    own words are then not read as a metric ("profit margin" is not "profit").
@@ -29,7 +29,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from equimind.lexicon.concepts import find_metrics, find_ratios
+from equimind.lexicon.concepts import concept_name_words, find_metrics
+from equimind.lexicon.formulas import find_ratios
 from equimind.query.analysis import STATEMENT_NAME
 
 _SENTENCE = re.compile(r"(?<=[.?!])\s+")
@@ -58,9 +59,6 @@ def _ask(sentence: str) -> tuple[str, str]:
     return sentence, ""
 
 
-_CAMEL = re.compile(r"[A-Z][a-z]+|[A-Z]+(?![a-z])")
-
-
 def concept_words(text: str) -> list[str]:
     """The line-item words of each ratio ``text`` names (rule 6) and the words of the first XBRL concept name of each
     metric it names (rule 5), in text order, each once; a phrase of words all already in ``text`` is left out."""
@@ -71,8 +69,7 @@ def concept_words(text: str) -> list[str]:
         found += [(start, item) for item in ratio.line_items]
         rest = rest[:start] + " " * (end - start) + rest[end:]
     for match in find_metrics(rest):
-        local = match.metric.concepts[0].split(":", 1)[-1]
-        found.append((match.start, " ".join(_CAMEL.findall(local)).lower()))
+        found.append((match.start, concept_name_words(match.metric.concepts[0])))
     out: list[str] = []
     for _, words in sorted(found, key=lambda f: f[0]):
         if words not in out and not set(words.split()) <= have:

@@ -23,8 +23,8 @@ from pathlib import Path
 
 from equimind.core.documents import Origin, Source
 from equimind.core.errors import NotFoundError, ParseError
+from equimind.lexicon.forms import PERIODIC_FORMS
 from equimind.sources.base import (
-    PERIODIC_FORMS,
     CompanyFacts,
     CompanyProfile,
     FilingRef,

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 from equimind.core.config import Settings
 from equimind.core.documents import Origin
 from equimind.core.errors import ConfigError, EquiMindError
-from equimind.lexicon.sentiment import Lexicon
+from equimind.lexicon.lm_lists import Lexicon
 from equimind.sources import recorder_files as files
 from equimind.sources.base import FilingRef, normalise_ticker
 from equimind.sources.http import UnreachableError, validate_json

@@ -26,15 +26,8 @@ import httpx
 from equimind.core.config import Settings
 from equimind.core.documents import Origin, Source
 from equimind.core.errors import ConfigError, NotFoundError, ParseError
-from equimind.sources.base import (
-    PERIODIC_FORMS,
-    CompanyFacts,
-    CompanyProfile,
-    FilingRef,
-    TickerInfo,
-    XbrlFact,
-    normalise_ticker,
-)
+from equimind.lexicon.forms import PERIODIC_FORMS
+from equimind.sources.base import CompanyFacts, CompanyProfile, FilingRef, TickerInfo, XbrlFact, normalise_ticker
 from equimind.sources.http import HttpPolicy, PoliteHttpClient
 
 log = logging.getLogger(__name__)

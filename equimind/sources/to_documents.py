@@ -18,7 +18,8 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, date
 
 from equimind.core.documents import Document, Origin, Section, Source
-from equimind.sources.base import PERIODIC_FORMS, CompanyFacts, FilingRef, NewsItem, PriceHistory, XbrlFact
+from equimind.lexicon.forms import PERIODIC_FORMS
+from equimind.sources.base import CompanyFacts, FilingRef, NewsItem, PriceHistory, XbrlFact
 
 HEADLINE_CONCEPTS: tuple[tuple[str, str], ...] = (
     ("us-gaap:Revenues", "Revenue"),

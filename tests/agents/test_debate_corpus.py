@@ -18,7 +18,7 @@ from equimind.core.documents import Source, sha256_hex
 from equimind.core.research import Figure
 from equimind.core.search import EvidenceNode
 from equimind.debate.debate import DebateEngine
-from equimind.lexicon.tone import load_lexicon
+from equimind.lexicon.lm_lists import load_lexicon
 
 pytestmark = pytest.mark.integration
 

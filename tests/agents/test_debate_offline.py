@@ -14,7 +14,7 @@ from equimind.core.documents import sha256_hex
 from equimind.core.errors import ConfigError
 from equimind.core.research import Recommendation
 from equimind.debate.debate import DebateEngine
-from equimind.lexicon.tone import load_lexicon
+from equimind.lexicon.lm_lists import load_lexicon
 
 AS_OF = date(2025, 9, 1)
 

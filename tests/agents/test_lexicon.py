@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from equimind.core.errors import NotFoundError, ParseError
-from equimind.lexicon.tone import LMCategory, load_lexicon, tone
+from equimind.lexicon.lm_lists import LMCategory, load_lexicon
+from equimind.lexicon.tone import tone
 
 
 def test_loads_real_lists(lm_dir: Path) -> None:

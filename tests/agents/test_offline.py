@@ -9,9 +9,10 @@ from pathlib import Path
 
 from equimind.core.citations import normalise
 from equimind.core.research import Figure, Speaker
-from equimind.debate import signals as sig
+from equimind.debate import cues
 from equimind.debate.offline import OfflineAnalyst, figure_claims
-from equimind.lexicon.tone import load_lexicon
+from equimind.lexicon.lm_lists import load_lexicon
+from equimind.lexicon.text import split_prose_sentences
 
 
 def _fig(name: str, value: float | None, unit: str = "", fid: str | None = None) -> Figure:
@@ -57,7 +58,7 @@ def test_new_risk_factor_is_marked_and_weighs_more(corpus) -> None:  # type: ign
     by_quote = {s.quote: c for c in a.bear for s in c.spans}
     new = by_quote["New export controls targeting our products could prohibit sales to customers in several markets."]
     assert new.signal == "cue:export_controls:new" and "new: not in the 10-K filed 2025-02-26" in new.text
-    assert new.strength == round(0.6 * sig.HEDGE_FACTOR + sig.NEW_RISK_BONUS, 4)
+    assert new.strength == round(0.6 * cues.HEDGE_FACTOR + cues.NEW_RISK_BONUS, 4)
     old = [c for c in a.bear if c.signal == "cue:customer_concentration"]
     assert old and all(c.spans[0].doc_id for c in old)  # repeated in both filings: not new
     assert not any(c.signal == "cue:customer_concentration:new" for c in a.bear)
@@ -124,14 +125,14 @@ def test_threshold_boundaries_are_strict() -> None:
 
 def test_sentence_splitter_keeps_abbreviations_and_decimals() -> None:
     text = "Sales to the U.S. Department rose 4.5% in Q2. Inc. results improved.\nNew line here"
-    sents = [text[s:e] for s, e in sig.split_sentences(text)]
+    sents = [text[s:e] for s, e in split_prose_sentences(text)]
     assert sents == ["Sales to the U.S. Department rose 4.5% in Q2.", "Inc. results improved.", "New line here"]
 
 
 def test_negation_and_hedges() -> None:
-    assert sig.negated("We did not experience supply constraints", 21)
-    assert not sig.negated("We experienced supply constraints", 15)
-    assert sig.hedged("This could hurt demand") and not sig.hedged("Demand rose")
+    assert cues.negated("We did not experience supply constraints", 21)
+    assert not cues.negated("We experienced supply constraints", 15)
+    assert cues.hedged("This could hurt demand") and not cues.hedged("Demand rose")
 
 
 def test_analytics_ids_are_matched_before_names() -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from equimind.core.errors import NotFoundError
+from equimind.lexicon.lm_lists import Lexicon
 from equimind.lexicon.sentiment import (
-    Lexicon,
     compare_sections,
     extract_risk_factors,
     headline_tone,
