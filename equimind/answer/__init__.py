@@ -1,11 +1,12 @@
-"""The answer path (issue 14): a direct, cited answer to a specific ask, or a refusal that says why.
+"""The answer path (issue 14, issue 27): a direct, cited answer to a specific ask, or a refusal that says why.
 
-``Answerer`` (answerer.py) is the entry point; ``Answer`` (record.py) the record it returns. Question analysis in
-question.py / periods.py, the XBRL answerer in xbrl_answer.py / fiscal.py / concepts.py (the documented concept
-map), the extractive answerer in extract.py / units.py / values.py, the LLM answerer in llm_answer.py.
+``Answerer`` (answerer.py) is the entry point: it takes a ``ParsedQuestion`` (``query/parsed.py``) and runs the
+ordered strategy chain (strategies.py): computed figures (computed.py, figures.py, lines.py), XBRL reported lines
+(xbrl_answer.py, fiscal.py), the LLM answerer (llm_answer.py), the extractive answerer (extract.py, units.py,
+values.py, similarity.py, acronyms.py) and the lookups over the whole retrieved filings. The answerability refusal
+is answerability.py (term_index.py); ``Answer`` (record.py) the record it returns.
 """
 
 from equimind.answer.record import Answer, RefusalReason, Support
-from equimind.query.kinds import AnswerKind
 
-__all__ = ["Answer", "AnswerKind", "RefusalReason", "Support"]
+__all__ = ["Answer", "RefusalReason", "Support"]

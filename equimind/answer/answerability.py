@@ -1,9 +1,9 @@
 """The answerability check: refuse a specific ask that the visible documents do not answer
 (docs/decisions/0006-answerability-check.md).
 
-``AnswerabilityCheck.run(question, ticker, as_of, evidence, company)`` analyses the question
-(``answerability.analyse``), gathers the documents the run can see — the indexed documents of the ticker (and of
-companies the question compares it with) filed on or before the as-of date — and applies ``judge``:
+``AnswerabilityCheck.run(parsed_question, evidence)`` takes the question as parsed once (``query/parsed.py``: its
+ask, and the documents the run can see — the indexed documents of the ticker, and of companies the question
+compares it with, filed on or before the as-of date) and applies ``judge``:
 
 A decision/outlook ask is always answerable (it gets a rating). A specific ask is **not answerable** when
 
@@ -27,17 +27,16 @@ from __future__ import annotations
 import logging
 from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date
 from typing import TYPE_CHECKING, Any
 
 import Stemmer
 
 from equimind.answer.term_index import DocTerms, PassageMatch, ScopeStats, document_terms, scope_stats
-from equimind.core.documents import FilterSpec
 from equimind.core.search import EvidenceNode
-from equimind.core.timeguard import as_of_filter, filter_dated
+from equimind.core.timeguard import filter_dated
 from equimind.lexicon.vocabulary import stem_alternatives
-from equimind.query.analysis import AskAnalysis, AskKind, FocusTerm, Subject, analyse, name_words, stem_sets
+from equimind.query.analysis import AskAnalysis, AskKind, FocusTerm, Subject, stem_sets
+from equimind.query.parsed import ParsedQuestion
 
 if TYPE_CHECKING:
     from equimind.store.docstore import DocStore
@@ -145,27 +144,10 @@ class AnswerabilityCheck:
         self.cache: MutableMapping[str, DocTerms] = {} if cache is None else cache
         self._stem = Stemmer.Stemmer("english")  # the BM25 index's stemmer (store.sparse.STEMMER_LANGUAGE)
 
-    def subjects(self, as_of: date, ticker: str, company: str | None = None) -> tuple[Subject, list[Subject]]:
-        """The run's subject and the other companies of the store, each with its documents visible at ``as_of``."""
-        own: Subject | None = None
-        others: list[Subject] = []
-        for t in sorted(self.docstore.known_tickers() | {ticker}):
-            refs = self.docstore.list_documents(as_of_filter(FilterSpec(tickers=(t,)), as_of), status="indexed")
-            extra = (company,) if t == ticker else ()
-            s = Subject(t, name_words(t, *sorted({r.company or "" for r in refs}), *extra),
-                        tuple(r.doc_id for r in refs))
-            if t == ticker:
-                own = s
-            else:
-                others.append(s)
-        assert own is not None
-        return own, others
-
-    def judge_subject(self, question: str, subject: Subject, others: Sequence[Subject],
-                      evidence: Sequence[EvidenceNode] = ()) -> AnswerabilityVerdict:
-        """The verdict for ``question`` over ``subject`` (plus compared ``others``): usable without a research run,
-        e.g. on a benchmark's own documents."""
-        analysis = analyse(question, subject, others, self._stem)
+    def verdict(self, analysis: AskAnalysis, subject: Subject, others: Sequence[Subject],
+                evidence: Sequence[EvidenceNode] = ()) -> AnswerabilityVerdict:
+        """The verdict for the parsed ask over ``subject`` (plus compared ``others``): usable without a research
+        run, e.g. on a benchmark's own documents."""
         scope = [subject, *[o for o in others if o.key in analysis.co_subjects]]
         if analysis.kind is AskKind.DECISION:  # always rated: the documents' term sets would go unused
             return judge(analysis, scope_stats([], []), [s.key for s in scope])
@@ -178,11 +160,10 @@ class AnswerabilityCheck:
             verdict = _with_evidence(verdict, max(len(set(stems) & s) for s in sets))
         return verdict
 
-    def run(self, question: str, ticker: str, as_of: date, evidence: Sequence[EvidenceNode] = (),
-            company: str | None = None) -> AnswerabilityVerdict:
-        subject, others = self.subjects(as_of, ticker, company)
-        verdict = self.judge_subject(question, subject, others, filter_dated(list(evidence), as_of))
-        log.info("answerability %s: %s (%s)", ticker, "answerable" if verdict.answerable else "refused",
+    def run(self, pq: ParsedQuestion, evidence: Sequence[EvidenceNode] = ()) -> AnswerabilityVerdict:
+        """The verdict for the parsed question over its subjects (``pq`` rescoped to the documents visible now)."""
+        verdict = self.verdict(pq.ask, pq.subject, pq.others, filter_dated(list(evidence), pq.as_of))
+        log.info("answerability %s: %s (%s)", pq.ticker, "answerable" if verdict.answerable else "refused",
                  verdict.rule)
         return verdict
 

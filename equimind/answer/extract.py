@@ -9,10 +9,10 @@ asked fiscal year, minus ``RANK_PENALTY`` per retrieval rank. A unit qualifies w
 ``MIN_COVERAGE_WITH_MEANING`` of the weight (meaning alone never qualifies: some word of the ask must be there). The
 answer is the best qualifying unit that holds a value of the asked type (an amount for how much, a count for how
 many, a date for when, a name for which/where: ``values``). When qualifying units exist but none holds such a value
-the answer is "not found" — never a near miss. A unit with instruction-like text (``values.is_instruction``) is
-never an answer. A table row is quoted as the row plus its header row (the column header names the period) and the
-value is read from the column of the asked year. Without an embedding model the score is the terms' alone, and the
-answer says so. Deterministic: scores, then document order.
+the answer is "not found" — never a near miss. A unit with instruction-like text
+(``lexicon.injection.is_instruction``) is never an answer. A table row is quoted as the row plus its header row (the
+column header names the period) and the value is read from the column of the asked year. Without an embedding model
+the score is the terms' alone, and the answer says so. Deterministic: scores, then document order.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from equimind.answer.record import AnswerSentence, Method, StatedValue
 from equimind.answer.units import Span, Unit, UnitKind, cells, unit_quotes
 from equimind.answer.values import (
     in_asked_scale,
-    is_instruction,
     needs_value,
     percents,
     scale_word,
@@ -40,6 +39,7 @@ from equimind.core.documents import sha256_hex
 from equimind.lexicon.amounts import SCALES
 from equimind.lexicon.calendar import MONTHS
 from equimind.lexicon.concepts import LINE_QUALIFIERS, METRIC_VERBS
+from equimind.lexicon.injection import is_instruction
 from equimind.lexicon.text import TOKEN
 from equimind.lexicon.vocabulary import Term, content_terms, either_pairs
 from equimind.query.analysis import stem_sets

@@ -18,7 +18,6 @@ from equimind.answer.record import AnswerSentence
 from equimind.core.documents import Document
 from equimind.core.errors import NotFoundError
 from equimind.lexicon.concepts import MetricSpec
-from equimind.query.figure_asks import asked_decimals, asks_each_year
 from equimind.query.periods import PeriodKind
 from equimind.query.question import QuestionAnalysis
 
@@ -71,10 +70,9 @@ class FigureAnswerer:
             return found or statements.value(metric, year, t)
 
         if q.trend is not None:
-            result = trend(q.formula, years, company, key, lookup, q.trend, asked_decimals(q.question), q.scale)
+            result = trend(q.formula, years, company, key, lookup, q.trend, q.decimals, q.scale)
         else:
-            result = compute(q.formula, years, company, key, lookup, asked_decimals(q.question), q.scale,
-                             asks_each_year(q.ask.ask, q.formula))
+            result = compute(q.formula, years, company, key, lookup, q.decimals, q.scale, q.each_year)
         if result.sentence is None:
             degraded.append(f"computed: {result.reason}; answered from the passages")
             return None

@@ -125,8 +125,11 @@ class Answer(BaseModel):
     passages_searched: list[PassageRead] = Field(default_factory=list)
     refusal: Refusal | None = None
     dropped_sentences: int = 0
-    analysis: dict[str, Any] = Field(default_factory=dict)  # the question analysis, for the log
+    parsed_question: dict[str, Any] = Field(default_factory=dict)  # the question as parsed once (query/parsed.py)
     degraded: list[str] = Field(default_factory=list)  # capabilities unavailable and why (e.g. no companyfacts)
+    # per side of the ask (issue 27): the answer strategies tried in order, the one that decided and why each earlier
+    # one passed ({"side", "periods", "decided_by", "steps": [{"strategy", "outcome", "why"}]}; answer/strategies.py)
+    strategies: list[dict[str, Any]] = Field(default_factory=list)
     # set by ``equimind ask`` (research/run.py): the DB-first loop's rounds (queries, hits, fetches) and stage timings
     agentic_rag: list[dict[str, Any]] = Field(default_factory=list)
     timings_ms: dict[str, float] = Field(default_factory=dict)

@@ -19,7 +19,6 @@ from pydantic import BaseModel, Field
 from equimind import __version__
 from equimind.analytics.market import DEFAULT_LOOKBACK_DAYS, MarketReport, market_report
 from equimind.analytics.price_series import PriceSeries
-from equimind.answer.answerer import check_question
 from equimind.answer.record import Answer
 from equimind.app.research_run import ResearchRun
 from equimind.app.services import Services
@@ -34,8 +33,8 @@ from equimind.embedding.rerank import unavailable_line
 from equimind.ingest.embed_format import EmbeddingStamp, parse_format, read_stamp, stamp_note
 from equimind.ingest.pipeline import IngestReport, Progress
 from equimind.memory.records import MemorySnapshot
-from equimind.query.company import resolve_company
-from equimind.query.shape import shape_query
+from equimind.query.parsed import DECISION_EXAMPLE, check_question
+from equimind.query.shape import ShapedQuery, shape_query
 from equimind.research.events import EventSink
 from equimind.security.trace import Trace, Tracer
 
@@ -104,9 +103,7 @@ class EquiMindEngine:
         if use_auto and (flt is None or flt.is_empty()):
             parsed = self.services.filter_parser().explain(query)
             flt, note = parsed.spec, parsed.describe()
-        shaped = shape_query(query) if self.settings.query_shaping else None
-        searched, terms = (shaped.text, " ".join(shaped.terms)) if shaped is not None else (query, "")
-        result = self.services.searcher().search(searched, flt, mode=mode, top_k=top_k, sparse_terms=terms)
+        result = self._retrieve(query, flt, None, mode=mode, top_k=top_k)
         if note is None:
             return result
         problem = self.services.identity_problem
@@ -115,6 +112,15 @@ class EquiMindEngine:
             "the query matches only documents that carry one, not ticker-less ones such as PDFs — set "
             "EQUIMIND_SEC_IDENTITY or use --snapshot")]
         return result.model_copy(update={"auto_filter": note, "degraded": degraded})
+
+    def _retrieve(self, text: str, flt: FilterSpec | None, shaped: ShapedQuery | None, *, mode: str | None = None,
+                  top_k: int | None = None) -> SearchResult:
+        """One search of the store: ``shaped`` is the parsed question's retrieval query when ``text`` is the question
+        itself; any other text (a search command's query, a research run's generated sub-query) is shaped here."""
+        if shaped is None and self.settings.query_shaping:
+            shaped = shape_query(text)
+        searched, terms = (shaped.text, " ".join(shaped.terms)) if shaped is not None else (text, "")
+        return self.services.searcher().search(searched, flt, mode=mode, top_k=top_k, sparse_terms=terms)
 
     def passage(self, doc_id: str, start: int, end: int, context: int = 400) -> Passage:
         doc = self.services.docstore.get_document(doc_id)
@@ -199,25 +205,24 @@ class EquiMindEngine:
     # --- research ----------------------------------------------------------------------------------------------
     def research(self, ticker: str, question: str, as_of: date | None = None, *,
                  on_event: EventSink | None = None) -> Recommendation:
-        def search(text: str, flt: FilterSpec) -> SearchResult:
-            return self.search(text, flt, mode=None, top_k=self.settings.top_k)
-
         t = self.known_ticker(ticker)
+        parsed = self.services.question_parser.parse(question, as_of or date.today(), t, example=DECISION_EXAMPLE)
         with self._first_answer(t):
-            return ResearchRun(self.services, t, question, as_of or date.today(), on_event, search=search).run()
+            return ResearchRun(self.services, parsed, on_event, search=self._loop_search).run()
 
     def ask(self, question: str, ticker: str | None = None, as_of: date | None = None, *,
             on_event: EventSink | None = None) -> Answer:
         """A direct, cited answer to a specific ask (or a refusal naming what was searched and what is missing).
-        With no ticker, the company comes from the question's words (stored companies, then the SEC ticker map)."""
-        check_question(question, ticker or "-")
-        t = self.known_ticker(ticker) if ticker else self.company_of(question)
+        With no ticker, the company comes from the question's words (stored companies, then the SEC ticker map).
+        The question is parsed here, once (``query/parsed.py``), and the run reads the parse."""
+        check_question(question)
+        t = self.known_ticker(ticker) if ticker else None
+        parsed = self.services.question_parser.parse(question, as_of or date.today(), t)
+        with self._first_answer(parsed.ticker):
+            return ResearchRun(self.services, parsed, on_event, search=self._loop_search).answer()
 
-        def search(text: str, flt: FilterSpec) -> SearchResult:
-            return self.search(text, flt, mode=None, top_k=self.settings.top_k)
-
-        with self._first_answer(t):
-            return ResearchRun(self.services, t, question, as_of or date.today(), on_event, search=search).answer()
+    def _loop_search(self, text: str, flt: FilterSpec, shaped: ShapedQuery | None) -> SearchResult:
+        return self._retrieve(text, flt, shaped, mode=None, top_k=self.settings.top_k)
 
     # --- first-answer indexing ----------------------------------------------------------------------------------
     @contextmanager
@@ -245,16 +250,6 @@ class EquiMindEngine:
     def finish_indexing(self, progress: Progress | None = None) -> IngestReport:
         """Embed every chunk that first-answer indexing deferred (``ingest/first_answer.py``). Idempotent."""
         return self.services.complete_deferred(progress=progress)
-
-    def company_of(self, question: str) -> str:
-        """The ticker of the one company ``question`` names; ConfigError listing the candidates when ambiguous."""
-        stored = dict.fromkeys((r.ticker, r.company) for r in self.services.docstore.list_documents() if r.ticker)
-        try:
-            tickers = self.services.sources.ticker_map()
-        except EquiMindError as exc:  # live mode without an SEC identity: only the store's companies are known
-            log.warning("no SEC ticker map to resolve the question's company: %s", exc)
-            tickers = {}
-        return resolve_company(question, stored, tickers).ticker
 
     # --- read paths the interfaces share (added by the thin-interfaces refactor) ----------------------------------
     def stored_tickers(self) -> list[str]:

@@ -4,20 +4,19 @@ the conclusion (compression, answerability, debate, memory) → the cited Recomm
 from __future__ import annotations
 
 import time
-from datetime import date
 from typing import TYPE_CHECKING
 
 from equimind.analytics.market import MarketReport
 from equimind.answer.answerability import AnswerabilityCheck
 from equimind.answer.record import Answer
-from equimind.core.errors import ConfigError
 from equimind.core.research import Figure, Recommendation
 from equimind.core.search import EvidenceNode
 from equimind.core.timeguard import filter_dated
 from equimind.debate.debate import DebateEngine
 from equimind.ingest.first_answer import CAPABILITY as DEFERRED
 from equimind.ingest.first_answer import run_note
-from equimind.research.conclude import Ask, Concluder
+from equimind.query.parsed import ParsedQuestion
+from equimind.research.conclude import Concluder
 from equimind.research.critic import CriticVerdict, RAGCriticAgent
 from equimind.research.events import Emitter, EventSink, ResearchStage
 from equimind.research.fetch import Fetcher
@@ -33,13 +32,11 @@ if TYPE_CHECKING:
 class ResearchRun:
     """Not reusable: one instance per research call (keeps the run's mutable state)."""
 
-    def __init__(self, services: Services, ticker: str, question: str, as_of: date,
-                 on_event: EventSink | None, *, search: SearchFn) -> None:
-        if not question.strip():
-            raise ConfigError("the question is empty; ask something, e.g. \"Should I invest in NVIDIA?\"")
+    def __init__(self, services: Services, question: ParsedQuestion, on_event: EventSink | None, *,
+                 search: SearchFn) -> None:
         self.services = services
         self.settings = services.settings
-        self.ask = Ask(ticker, question.strip(), as_of)
+        self.ask = question
         self.emit = Emitter(on_event)
         self.state = RunState()
         self._search = search
@@ -55,7 +52,8 @@ class ResearchRun:
         t_all = time.perf_counter()
         _, _, evidence = self._gather()
         concluder = self._concluder()
-        ans = concluder.direct_answer(self.ask, self.state, filter_dated(evidence, self.ask.as_of))
+        ask = concluder.rescope(self.ask, self.state.company)
+        ans = concluder.direct_answer(ask, self.state, filter_dated(evidence, self.ask.as_of))
         self.state.timings["total"] = round((time.perf_counter() - t_all) * 1000, 2)
         extra = [str(d) for d in self.state.degraded.items() if str(d) not in ans.degraded]
         return ans.model_copy(update={"degraded": [*ans.degraded, *extra], "timings_ms": dict(self.state.timings),
@@ -73,7 +71,7 @@ class ResearchRun:
         rewriter = QueryRewriter(model)
         fetcher = Fetcher(s.docstore, s.pipeline, sources, self.state, ticker=self.ask.ticker, as_of=self.ask.as_of,
                           settings=self.settings, on_report=lambda r: self.set_report(r, store=True))
-        loop = ResearchLoop(question=self.ask.question, ticker=self.ask.ticker, as_of=self.ask.as_of,
+        loop = ResearchLoop(question=self.ask,
                             max_iterations=self.settings.max_iterations, search=self._search,
                             critic=RAGCriticAgent(model), rewriter=rewriter, fetcher=fetcher, docstore=s.docstore,
                             state=self.state, emit=self.emit, doc_sha=s.doc_sha)
@@ -91,7 +89,8 @@ class ResearchRun:
             compressor=ContextCompressor.from_settings(self.settings, s.tokenizer),
             answerability=AnswerabilityCheck(s.docstore, s.answerability_terms),
             debate=lambda: DebateEngine.from_settings(self.settings, s.docstore, api_key=s.llm_api_key()),
-            memory=s.memory, provider=self.settings.provider, emit=self.emit, answerer=s.answerer)
+            memory=s.memory, provider=self.settings.provider, emit=self.emit, answerer=s.answerer,
+            rescope=s.question_parser.rescope)
 
     def _load_cached_report(self) -> None:
         """DB-first figures: reuse the market report computed by an earlier run for the same ticker and as-of."""

@@ -33,6 +33,7 @@ from equimind.llm.providers import LLMConfig, model_settings, resolve_api_key
 from equimind.memory.store import MemoryStore
 from equimind.query.company_identity import registrant_tickers
 from equimind.query.filters import DocFacts, StoreFilterParser
+from equimind.query.parsed import QuestionParser
 from equimind.retrieval.search import HybridSearcher  # chromadb
 from equimind.sources.sourceset import open_sources  # edgartools, yfinance
 from equimind.store.docstore import DocStore
@@ -149,6 +150,18 @@ class Services:
         return Answerer(self.docstore, facts=self.sources.market.facts, llm=llm,
                         terms_cache=self.answerability_terms, similarity=self.unit_similarity)
 
+    @property
+    def question_parser(self) -> QuestionParser:
+        """The one reader of a question's text (``query/parsed.py``): the store's companies, this mode's SEC ticker
+        map and the company names companyfacts give."""
+        return QuestionParser(self.docstore, ticker_map=lambda: self.sources.ticker_map(),
+                              entity_name=self._entity_name, shaping=self.settings.query_shaping)
+
+    def _entity_name(self, ticker: str) -> str | None:
+        """The company's name from its companyfacts, so a store without its filings still knows its name."""
+        facts = self.sources.market.facts
+        return None if facts is None else facts.company_facts(ticker).entity_name
+
     def llm_api_key(self) -> str | None:
         return resolve_api_key(self.settings.provider, self.settings.api_key_env())
 
@@ -158,10 +171,12 @@ class Services:
         _ = self.embedder, self.reranker  # materialise the shared models before sharing the wiring
         same_sources = settings.model_dump(exclude={"provider", "model"}) == self.settings.model_dump(
             exclude={"provider", "model"})
-        return Services(settings, self.docstore, self.vectors, self.sparse, self._embedder, self._reranker,
-                        self._tokenizer, self.text_format, self.searcher(), self.filter_parser(),
-                        self.sources if same_sources else None, self.figure_cache, self.memory, None, None,
-                        self.doc_shas, self.answerability_terms, _unit_similarity=self.unit_similarity,
+        return Services(settings, self.docstore, self.vectors, self.sparse, _embedder=self._embedder,
+                        _reranker=self._reranker, _tokenizer=self._tokenizer, text_format=self.text_format,
+                        _searcher=self.searcher(), _filter_parser=self.filter_parser(),
+                        _sources=self.sources if same_sources else None, _figure_cache=self.figure_cache,
+                        _memory=self.memory, _llm=None, doc_shas=self.doc_shas,
+                        answerability_terms=self.answerability_terms, _unit_similarity=self.unit_similarity,
                         _complete_lock=self._complete_lock)
 
     def release_sources(self) -> None:

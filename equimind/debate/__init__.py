@@ -1,0 +1,3 @@
+"""Bull / Bear / Judge: the offline analyst (text cues, figure rules), the LLM rounds and the judge rule that always
+decides the rating.
+"""

@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tokenizers import Tokenizer
 
 from equimind.core.errors import ConfigError
 from equimind.core.protocols import Vectors
@@ -147,6 +146,7 @@ class OnnxEmbedder:
         self.dim: int = int(self._run(["dimension probe"]).shape[1])
 
     def _load_tokenizer(self) -> Any:
+        from tokenizers import Tokenizer
 
         path = self.model_dir / "tokenizer.json"
         if not path.is_file():

@@ -18,8 +18,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from huggingface_hub import try_to_load_from_cache
-
 from equimind.core.errors import ConfigError
 
 MANIFEST_NAME = "equimind-manifest.json"
@@ -219,6 +217,7 @@ def hf_cache_dir(repo_id: str) -> Path | None:
     """The snapshot folder of ``repo_id`` in the Hugging Face cache, found offline (no request is made)."""
     if not _REPO_ID.fullmatch(repo_id):
         return None
+    from huggingface_hub import try_to_load_from_cache
 
     found = try_to_load_from_cache(repo_id, "config.json")
     return Path(found).parent if isinstance(found, str) else None

@@ -20,10 +20,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from huggingface_hub import HfApi, constants, snapshot_download
-from huggingface_hub import errors as hf
-from huggingface_hub.hf_api import RepoFile
-
 from equimind.core.errors import EquiMindError, NotFoundError, SourceError
 from equimind.embedding.hub import (
     MANIFEST_NAME,
@@ -50,6 +46,7 @@ class PullResult:
 
 def hub_endpoint() -> str:
     """The endpoint huggingface_hub will use (HF_ENDPOINT, read by huggingface_hub itself)."""
+    from huggingface_hub import constants
 
     return str(constants.ENDPOINT)
 
@@ -87,6 +84,7 @@ def _remove_partials(models_path: Path, rid: str) -> tuple[Path, ...]:
 
 
 def _resolve_commit(rid: str, revision: str | None, endpoint: str) -> str:
+    from huggingface_hub import HfApi
 
     try:
         info = HfApi().model_info(rid, revision=revision or "main")
@@ -100,6 +98,8 @@ def _resolve_commit(rid: str, revision: str | None, endpoint: str) -> str:
 
 def _download(rid: str, commit: str, files: Path, cache: Path, endpoint: str) -> dict[str, int]:
     """snapshot_download of one commit into ``files``; returns the tree listing's size of every file."""
+    from huggingface_hub import HfApi, snapshot_download
+    from huggingface_hub.hf_api import RepoFile
 
     try:
         listing = {f.path: int(f.size) for f in HfApi().list_repo_tree(rid, revision=commit, recursive=True)
@@ -134,6 +134,7 @@ def _swap_into_place(files: Path, final: Path, staging: Path) -> bool:
 def translate(exc: BaseException, rid: str, revision: str | None, endpoint: str) -> EquiMindError:
     """A huggingface_hub / httpx failure as an EquiMind error naming the model, the endpoint and the fix."""
     import httpx2
+    from huggingface_hub import errors as hf
 
     rev = f" (revision {revision})" if revision else ""
     again = f"run `equimind models pull {rid}` again"
@@ -163,5 +164,6 @@ def translate(exc: BaseException, rid: str, revision: str | None, endpoint: str)
 
 
 def _offline() -> bool:
+    from huggingface_hub import constants
 
     return bool(constants.is_offline_mode())

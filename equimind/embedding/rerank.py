@@ -17,8 +17,6 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from huggingface_hub import try_to_load_from_cache
-
 from equimind.core.degraded import Degradation
 from equimind.core.errors import ConfigError
 
@@ -71,6 +69,7 @@ class CrossEncoderReranker:
         in the local Hugging Face cache. A False answer is exactly the case CrossEncoder would fail on with OSError."""
         if self.path is not None or Path(self.name).exists() or not _HUB_ID.fullmatch(self.name):
             return True  # let the loader decide (and explain) anything but an absent hub id
+        from huggingface_hub import try_to_load_from_cache
 
         return isinstance(try_to_load_from_cache(self.name, "config.json"), str)
 

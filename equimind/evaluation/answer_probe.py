@@ -32,6 +32,7 @@ from equimind.answer.record import Answer
 from equimind.core.documents import FilterSpec
 from equimind.evaluation.golden import GoldenQuestion, ResolvedSpan
 from equimind.lexicon.amounts import SCALES
+from equimind.query.parsed import QuestionParser
 
 AS_OF = date(2025, 9, 30)
 REL_TOL = 0.001
@@ -147,12 +148,15 @@ def judge(q: GoldenQuestion, ans: Answer, spans: Sequence[Sequence[ResolvedSpan]
 
 
 def run_probe(engine: Any, answerer: Any, questions: Sequence[GoldenQuestion],
-              spans: dict[str, list[list[ResolvedSpan]]], as_of: date = AS_OF) -> dict[str, Any]:
-    """Answer and judge every question; per-type tallies plus one row per question."""
+              spans: dict[str, list[list[ResolvedSpan]]], as_of: date = AS_OF,
+              parser: QuestionParser | None = None) -> dict[str, Any]:
+    """Answer and judge every question; per-type tallies plus one row per question. ``parser``: the reader of the
+    questions (default: the engine's, over its store)."""
     rows: list[dict[str, Any]] = []
+    parser = parser or engine.services.question_parser
     for q in questions:
         hits = [h for t in q.tickers for h in engine.search(q.question, FilterSpec(tickers=(t,))).hits]
-        ans: Answer = answerer.answer(q.question, q.tickers[0], as_of, hits)
+        ans: Answer = answerer.answer(parser.parse(q.question, as_of, q.tickers[0]), hits)
         judged, how = verdict(q, ans, spans.get(q.id, []))
         rows.append({"id": q.id, "type": q.qtype, "question": q.question, "gold": q.answer, "verdict": judged,
                      "judged_by": how,

@@ -170,6 +170,7 @@ def financebench_answers(engine: EquiMindEngine, data_dir: Path) -> dict[str, An
                          "numbers_found": False, "answer": "", "gold": str(row.get("answer"))[:200]})
             continue
         hits = engine.search(question).hits
-        ans = answerer.answer(question, scope[0].key, FB_AS_OF, hits, scope=scope)
+        pq = services.question_parser.read(question, scope[0].key, FB_AS_OF, scope[0], scope[1])
+        ans = answerer.answer(pq, hits)
         rows.append(judge_fb(row, ans, docs))
     return {"by_type": fb_tally(rows), "rows": rows}

@@ -25,6 +25,7 @@ from equimind.answer.answerability import AnswerabilityCheck, AnswerabilityVerdi
 from equimind.core.errors import NotFoundError
 from equimind.evaluation.golden import load_golden
 from equimind.query.analysis import Subject, name_words
+from equimind.query.parsed import QuestionParser
 from equimind.store.docstore import DocStore
 
 if TYPE_CHECKING:
@@ -44,7 +45,8 @@ def _rate(rows: Sequence[dict[str, Any]]) -> float | None:
 
 def golden_refusals(docstore: DocStore, as_of: date = AS_OF) -> dict[str, Any]:
     check = AnswerabilityCheck(docstore)
-    rows = [_row(q.id, q.qtype, check.run(q.question, q.tickers[0], as_of)) for q in load_golden()]
+    parser = QuestionParser(docstore, shaping=False)
+    rows = [_row(q.id, q.qtype, check.run(parser.parse(q.question, as_of, q.tickers[0]))) for q in load_golden()]
     absent = [r for r in rows if r["type"] == "absent"]
     answerable = [r for r in rows if r["type"] != "absent"]
     return {"as_of": as_of.isoformat(), "absent_questions": len(absent), "refusal_rate_absent": _rate(absent),
@@ -54,6 +56,7 @@ def golden_refusals(docstore: DocStore, as_of: date = AS_OF) -> dict[str, Any]:
 
 def financebench_refusals(docstore: DocStore, data_dir: Path) -> dict[str, Any]:
     check = AnswerabilityCheck(docstore)
+    parser = QuestionParser(docstore, shaping=False)
     docs = {}
     for ref in docstore.list_documents(status="indexed"):
         key = docstore.get_document(ref.doc_id).source_key.split(":", 1)[-1].rsplit(".", 1)[0]
@@ -70,7 +73,8 @@ def financebench_refusals(docstore: DocStore, data_dir: Path) -> dict[str, Any]:
         company = ref.company or ref.title
         subject = Subject(company, name_words(company), (ref.doc_id,))
         others = [Subject(c, name_words(c), tuple(ids)) for c, ids in sorted(companies.items()) if c != company]
-        rows.append(_row(q["financebench_id"], "answerable", check.judge_subject(q["question"], subject, others)))
+        parsed = parser.read(q["question"], subject.key, date.max, subject, others)
+        rows.append(_row(q["financebench_id"], "answerable", check.verdict(parsed.ask, subject, others)))
     return {"questions": len(rows), "false_refusal_rate": _rate(rows), "rows": rows}
 
 

@@ -12,8 +12,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tokenizers import Tokenizer
-
 from equimind.core.errors import ConfigError
 
 _WORD = re.compile(r"\S+")
@@ -41,6 +39,7 @@ class HFTokenizer:
                 f"no tokenizer.json at {file}; set EQUIMIND_EMBED_MODEL to a local sentence-transformers model "
                 "directory (one that contains tokenizer.json), or unset it to use the bundled all-MiniLM-L6-v2"
             )
+        from tokenizers import Tokenizer
 
         try:
             tok = Tokenizer.from_file(str(file))

@@ -35,17 +35,14 @@ import Stemmer
 from equimind.lexicon.amounts import SCALES
 from equimind.lexicon.concepts import METRIC_VERBS, SHARES, MetricMatch, find_metrics
 from equimind.lexicon.formulas import FormulaMatch, find_formula, metric_formula
+from equimind.lexicon.questions import COMPARATIVES, COMPARE_WORDS
 from equimind.lexicon.text import TOKEN
+from equimind.lexicon.text import wordset as _wordset
 from equimind.lexicon.vocabulary import MONEY_VERBS
 from equimind.query.analysis import AskAnalysis, AskKind, Subject, analyse
-from equimind.query.figure_asks import trend_word
+from equimind.query.figure_asks import asked_decimals, asks_each_year, trend_word
 from equimind.query.kinds import AnswerKind
 from equimind.query.periods import Period, find_periods
-
-
-def _wordset(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
 
 EXPLAIN = re.compile(r"^why\b|\bwhat (drove|drives|caused|causes|explains|lifted|hurt|weighed)\b"
                      r"|\bhow (does|do|did) [\w&' ]{1,40}?\b(describe|explain|assign|allocate|break|define|"
@@ -60,8 +57,7 @@ PERCENT_HEADS = _wordset("percentage percent fraction share proportion rate marg
 NAME_HEADS = _wordset("which who whom whose where")
 AUXILIARIES = _wordset("is are was were do does did can could has have had will would should")
 TEXT_CUES = _wordset("why drove drive drives driving describe explain how")
-COMPARE_CUES = _wordset("compare compared comparing comparison versus vs than larger bigger smaller faster "
-                         "slower higher lower more less")
+COMPARE_CUES = COMPARE_WORDS | COMPARATIVES  # two periods compared ("revenue in 2024 versus 2023", "grew faster")
 
 
 @dataclass(frozen=True)
@@ -83,6 +79,8 @@ class QuestionAnalysis:
     cue_words: tuple[str, ...] = ()  # words naming the answer's type, not its topic ("city" in "in which city is
     # the head office", "fraction" in "what fraction of ..."): the answering sentence states a city or a percent and
     # need not repeat the word (``extract.score_units`` counts them only when held)
+    decimals: int | None = None  # the decimals a computed figure is to be rounded to ("round to two decimal places")
+    each_year: bool = False  # a computed ask that wants each year it names and the change between them
 
     @property
     def terms(self) -> tuple[str, ...]:
@@ -219,7 +217,8 @@ def analyse_question(question: str, subject: Subject, others: Sequence[Subject] 
             and len({m.metric.key for m in metrics}) == 1)
     head = name_head(words) if vkind is AnswerKind.NAME else None
     return QuestionAnalysis(question, ask, kind, vkind, metric, xbrl, periods, leftover, cue, head,
-                            asked_scale(question), formula, trend, answer_type_words(words, vkind, head))
+                            asked_scale(question), formula, trend, answer_type_words(words, vkind, head),
+                            asked_decimals(question), formula is not None and asks_each_year(ask.ask, formula))
 
 
 def asked_scale(question: str) -> float | None:

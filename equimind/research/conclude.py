@@ -7,7 +7,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date
 from typing import Any
 
 from equimind.answer.answerability import AnswerabilityCheck, AnswerabilityVerdict
@@ -19,17 +18,11 @@ from equimind.core.timeguard import filter_dated
 from equimind.debate.debate import DebateEngine
 from equimind.memory.store import MemoryStore
 from equimind.query.analysis import AskKind
+from equimind.query.parsed import ParsedQuestion
 from equimind.research.critic import CriticVerdict
 from equimind.research.events import Emitter, ResearchStage
 from equimind.research.state import RunState
 from equimind.retrieval.compressor import ContextCompressor
-
-
-@dataclass(frozen=True)
-class Ask:
-    ticker: str
-    question: str
-    as_of: date
 
 
 @dataclass
@@ -43,9 +36,12 @@ class Concluder:
     provider: str
     emit: Emitter
     answerer: Callable[[], Answerer] | None = None  # a specific ask is answered (issue 14), not rated
+    rescope: Callable[[ParsedQuestion, str | None], ParsedQuestion] = lambda pq, company: pq  # the documents the
+    # run can see now (``QuestionParser.rescope``): a fetch may have stored new filings
 
-    def conclude(self, ask: Ask, state: RunState, converged: bool, verdict: CriticVerdict,
+    def conclude(self, ask: ParsedQuestion, state: RunState, converged: bool, verdict: CriticVerdict,
                  evidence: list[EvidenceNode], figures: list[Figure], t_all: float) -> Recommendation:
+        ask = self.rescope(ask, state.company)
         t0 = time.perf_counter()
         nodes = filter_dated(evidence, ask.as_of)
         comp = self.compressor.run(nodes, ask.as_of)
@@ -58,7 +54,7 @@ class Concluder:
             fields = self._answer_fields(ask, state, nodes)
         elif answer.answerable:
             t0 = time.perf_counter()
-            outcome = self.debate().run(ask.ticker, ask.question, ask.as_of, list(comp.kept), figures)
+            outcome = self.debate().run(ask.ticker, ask.text, ask.as_of, list(comp.kept), figures)
             state.time("debate", t0)
             self.emit(ResearchStage.DEBATE, f"{len(outcome.bull_case)} bull and {len(outcome.bear_case)} bear "
                       f"claims verified; {outcome.dropped_claims} dropped", None,
@@ -75,7 +71,7 @@ class Concluder:
         state.degraded.extend(state.report.degraded if state.report else [])
         state.degraded.extend(fields.pop("degraded"))
         state.timings["total"] = round((time.perf_counter() - t_all) * 1000, 2)
-        rec = Recommendation(ticker=ask.ticker, question=ask.question, as_of=ask.as_of, figures=figures,
+        rec = Recommendation(ticker=ask.ticker, question=ask.text, as_of=ask.as_of, figures=figures,
                              agentic_rag=agentic, degraded=state.degraded.items(), timings_ms=dict(state.timings),
                              **fields)
         self._remember(ask, comp.kept, rec)
@@ -83,11 +79,12 @@ class Concluder:
         self.emit(ResearchStage.DONE, f"{ended} conviction {rec.conviction:.2f}", None)
         return rec
 
-    def _answerability(self, ask: Ask, state: RunState, evidence: list[EvidenceNode]) -> AnswerabilityVerdict:
+    def _answerability(self, ask: ParsedQuestion, state: RunState,
+                       evidence: list[EvidenceNode]) -> AnswerabilityVerdict:
         """Is the question's specific ask answered anywhere in what the run can see? (ADR 0006; decision asks
         always are.) Runs after the loop, so documents fetched on demand count."""
         t0 = time.perf_counter()
-        answer = self.answerability.run(ask.question, ask.ticker, ask.as_of, evidence, company=state.company)
+        answer = self.answerability.run(ask, evidence)
         state.time("answerability", t0)
         if answer.answerable:
             msg = f"{answer.analysis.kind.value} ask: answerable ({answer.rule})"
@@ -96,21 +93,20 @@ class Concluder:
         self.emit(ResearchStage.ANSWERABILITY, msg, None, **answer.to_log())
         return answer
 
-    def direct_answer(self, ask: Ask, state: RunState, evidence: list[EvidenceNode], *,
+    def direct_answer(self, ask: ParsedQuestion, state: RunState, evidence: list[EvidenceNode], *,
                       topic: bool = False) -> Answer:
         """The Answer to a specific ask over the run's final evidence (``equimind ask`` and research); ``topic``:
         to a decision ask's topic, shown above its rating."""
         assert self.answerer is not None
         t0 = time.perf_counter()
-        ans = self.answerer().answer(ask.question, ask.ticker, ask.as_of, evidence, company=state.company,
-                                     topic=topic)
+        ans = self.answerer().answer(ask, evidence, topic=topic)
         state.time("answer", t0)
         said = ans.text or (ans.refusal.message if ans.refusal else "")
         self.emit(ResearchStage.ANSWER, f"{ans.support.value}: {said}"[:300], None, support=ans.support.value,
                   sentences=len(ans.sentences))
         return ans
 
-    def _answer_fields(self, ask: Ask, state: RunState, evidence: list[EvidenceNode]) -> dict[str, Any]:
+    def _answer_fields(self, ask: ParsedQuestion, state: RunState, evidence: list[EvidenceNode]) -> dict[str, Any]:
         """The Recommendation fields of a specific ask: the answer, no rating and no debate."""
         ans = self.direct_answer(ask, state, evidence)
         reason = ans.refusal.message if ans.refusal else None
@@ -130,7 +126,7 @@ class Concluder:
                 "refusal_reason": reason, "bull_case": [], "bear_case": [], "judge": synthesis, "degraded": [],
                 "dropped_claims": 0, "provider": self.provider, "prompt_hashes": {}, "usage": {}}
 
-    def _remember(self, ask: Ask, kept: Any, rec: Recommendation) -> None:
+    def _remember(self, ask: ParsedQuestion, kept: Any, rec: Recommendation) -> None:
         self.memory.remember(ask.ticker, list(kept))
-        self.memory.record_run(ask.ticker, ask.question, ask.as_of, rec.rating, rec.conviction,
+        self.memory.record_run(ask.ticker, ask.text, ask.as_of, rec.rating, rec.conviction,
                                duration_s=rec.timings_ms.get("total", 0.0) / 1000)

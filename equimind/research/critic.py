@@ -44,7 +44,7 @@ from equimind.core.errors import ConfigError
 from equimind.core.search import EvidenceNode
 from equimind.core.timeguard import split_by_as_of
 from equimind.lexicon.aspects import Aspect, name_aspects, node_aspects
-from equimind.lexicon.text import TEXT_CACHE, count_financial_numbers, split_sentences, topic_terms
+from equimind.lexicon.text import TEXT_CACHE, count_financial_numbers, question_words, split_sentences, topic_terms
 from equimind.llm.structured import prompt_sha256, run_structured
 
 if TYPE_CHECKING:
@@ -244,33 +244,35 @@ class RAGCriticAgent:
                      f"weighted overall >= {threshold:.2f} and every dimension >= {floor:.2f}")
 
     def run(self, question: str, nodes: Sequence[EvidenceNode], as_of: date, available: Sequence[str] = (),
-            exclude_terms: Sequence[str] = ()) -> CriticVerdict:
-        """Judge ``nodes`` (plus names of available figures / data kinds) for ``question`` as of ``as_of``."""
+            exclude_terms: Sequence[str] = (), words: Sequence[str] | None = None) -> CriticVerdict:
+        """Judge ``nodes`` (plus names of available figures / data kinds) for ``question`` as of ``as_of``;
+        ``words``: the question's words as the parse read them (``ParsedQuestion.words``), else read here."""
+        read = tuple(words) if words is not None else question_words(question)
         nodes, late = split_by_as_of(nodes, as_of)
         log = [f"ignored {len(late)} node(s) dated after as-of {as_of}"] if late else []
         if not nodes:
             return self._verdict(_empty_scores(), [AspectStatus(aspect=a, covered=False, reason=NO_EVIDENCE)
                                                    for a in Aspect], [], CriticMode.DETERMINISTIC, [*log, NO_EVIDENCE])
         if self.model is None:
-            return self._deterministic(question, nodes, as_of, available, exclude_terms, CriticMode.DETERMINISTIC, log)
+            return self._deterministic(read, nodes, as_of, available, exclude_terms, CriticMode.DETERMINISTIC, log)
         known = {n.id for n in nodes}
         outcome = run_structured(self.model, LLMCriticOutput, CRITIC_INSTRUCTIONS,
                                  _prompt(question, nodes, as_of, available), lambda o: _unknown_ids(o, known),
                                  "critic")
         out = outcome.output
         if not isinstance(out, LLMCriticOutput):
-            return self._deterministic(question, nodes, as_of, available, exclude_terms, CriticMode.FALLBACK,
+            return self._deterministic(read, nodes, as_of, available, exclude_terms, CriticMode.FALLBACK,
                                        [*log, *outcome.log])
         verdict = self._verdict(out.dimensions, out.aspects, out.contradictions, CriticMode.LLM, [*log, *outcome.log])
         return verdict.model_copy(update={"prompt_sha256": prompt_sha256(CRITIC_INSTRUCTIONS)})
 
-    def _deterministic(self, question: str, nodes: Sequence[EvidenceNode], as_of: date, available: Sequence[str],
+    def _deterministic(self, words: Sequence[str], nodes: Sequence[EvidenceNode], as_of: date, available: Sequence[str],
                        exclude_terms: Sequence[str], mode: CriticMode, log: list[str]) -> CriticVerdict:
         aspects = _aspect_statuses(nodes, as_of, available)
         contradictions = find_contradictions(nodes)
         covered = [a for a in aspects if a.covered and a.aspect in self.required]
         scores = [
-            _coverage(question, nodes, len(covered), len(self.required), exclude_terms),
+            _coverage(words, nodes, len(covered), len(self.required), exclude_terms),
             _recency(nodes, as_of), _diversity(nodes, available), _specificity(nodes),
             _consistency(contradictions),
         ]
@@ -311,10 +313,10 @@ def _aspect_statuses(nodes: Sequence[EvidenceNode], as_of: date, available: Sequ
     return out
 
 
-def _coverage(question: str, nodes: Sequence[EvidenceNode], covered: int, required: int,
+def _coverage(words: Sequence[str], nodes: Sequence[EvidenceNode], covered: int, required: int,
               exclude_terms: Sequence[str]) -> DimensionScore:
     aspect_part = covered / required
-    terms = topic_terms(question, exclude_terms)
+    terms = topic_terms(words, exclude_terms)
     if not terms:
         return DimensionScore(dimension=Dimension.COVERAGE, score=round(aspect_part, 4),
                               reason=f"{covered}/{required} required aspects covered; question has no topic terms")

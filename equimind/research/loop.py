@@ -14,7 +14,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import date
 
 from equimind.core.documents import FilterSpec
 from equimind.core.research import IterationLog
@@ -22,6 +21,8 @@ from equimind.core.search import EvidenceNode, SearchHit, SearchResult
 from equimind.core.timeguard import as_of_filter, filter_dated
 from equimind.ingest.first_answer import CAPABILITY as DEFERRED
 from equimind.lexicon.aspects import Aspect
+from equimind.query.parsed import ParsedQuestion
+from equimind.query.shape import ShapedQuery
 from equimind.research.critic import CriticVerdict, RAGCriticAgent
 from equimind.research.events import Emitter, ResearchStage
 from equimind.research.fetch import Fetcher
@@ -29,17 +30,20 @@ from equimind.research.rewriter import QueryRewriter
 from equimind.research.state import FetchRecord, HitRecord, RunState, filter_log, merge_filters
 from equimind.store.docstore import DocStore
 
-SearchFn = Callable[[str, FilterSpec], SearchResult]
+# (query text, filter, the parsed question's shaped query when the text is the question itself, else None: the
+# searcher shapes a generated sub-query as any search text)
+SearchFn = Callable[[str, FilterSpec, ShapedQuery | None], SearchResult]
 Query = tuple[str, FilterSpec | None]
 
 
 class ResearchLoop:
     """Not reusable: one instance per research call (it fills the run's state)."""
 
-    def __init__(self, *, question: str, ticker: str, as_of: date, max_iterations: int, search: SearchFn,
+    def __init__(self, *, question: ParsedQuestion, max_iterations: int, search: SearchFn,
                  critic: RAGCriticAgent, rewriter: QueryRewriter, fetcher: Fetcher, docstore: DocStore,
                  state: RunState, emit: Emitter, doc_sha: Callable[[str], str]) -> None:
-        self.question, self.ticker, self.as_of = question, ticker, as_of
+        self.parsed = question
+        self.question, self.ticker, self.as_of = question.text, question.ticker, question.as_of
         self.max_iterations = max_iterations
         self._search_fn, self.critic, self.rewriter, self.fetcher = search, critic, rewriter, fetcher
         self.docstore, self.state, self.emit, self._doc_sha = docstore, state, emit, doc_sha
@@ -78,7 +82,7 @@ class ResearchLoop:
         t0 = time.perf_counter()
         loop_nodes, self.state.nodes = self.state.nodes, {}
         res = self.rewriter.run(self.question, list(Aspect), ticker=self.ticker, company=self.state.company,
-                                as_of=self.as_of, base_filter=self.base_filter())
+                                as_of=self.as_of, base_filter=self.base_filter(), words=self.parsed.words)
         entry = IterationLog(iteration=0)
         self.search(0, [(self.question, None)] + [(q.text, q.filters) for q in res.queries], entry, emit=False)
         final, self.state.nodes = self.state.nodes, loop_nodes
@@ -96,7 +100,8 @@ class ResearchLoop:
             entry.queries.append(text)
             if not stored:
                 continue
-            result = self._search_fn(text, as_of_filter(merge_filters(base, hint), self.as_of))
+            shaped = self.parsed.shaped if text == self.parsed.text else None
+            result = self._search_fn(text, as_of_filter(merge_filters(base, hint), self.as_of), shaped)
             # deferred embeddings: one run-level line instead (ResearchRun), not one per search scope
             self.state.degraded.extend(d for d in result.degraded if d.capability != DEFERRED)
             for hit in result.hits:
@@ -136,7 +141,8 @@ class ResearchLoop:
         t0 = time.perf_counter()
         nodes = filter_dated(list(self.state.nodes.values()), self.as_of)
         exclude = [self.ticker, *(self.state.company or "").split()]
-        verdict = self.critic.run(self.question, nodes, self.as_of, self._available(), exclude_terms=exclude)
+        verdict = self.critic.run(self.question, nodes, self.as_of, self._available(), exclude_terms=exclude,
+                                  words=self.parsed.words)
         entry.critic = verdict.to_log()
         entry.timings_ms["critic"] = self.state.time("critic", t0)
         miss = ", ".join(m.value for m in verdict.missing) or "none"
@@ -168,7 +174,7 @@ class ResearchLoop:
         t0 = time.perf_counter()
         missing = list(verdict.missing) or [a.aspect for a in verdict.aspects]
         res = self.rewriter.run(self.question, missing, ticker=self.ticker, company=self.state.company,
-                                as_of=self.as_of, base_filter=self.base_filter())
+                                as_of=self.as_of, base_filter=self.base_filter(), words=self.parsed.words)
         queries: list[Query] = [(self.question, None)] + [(q.text, q.filters) for q in res.queries]
         entry.timings_ms["rewrite"] = self.state.time("rewrite", t0)
         self.emit(ResearchStage.REWRITE, f"{len(res.queries)} sub-queries for "

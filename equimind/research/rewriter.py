@@ -131,12 +131,14 @@ class QueryRewriter:
 
     def run(self, question: str, missing: Sequence[Aspect], *, ticker: str | None = None,
             company: str | None = None, as_of: date | None = None,
-            base_filter: FilterSpec | None = None) -> RewriteResult:
+            base_filter: FilterSpec | None = None, words: Sequence[str] | None = None) -> RewriteResult:
+        """Sub-queries for the ``missing`` aspects; ``words``: the question's words as the parse read them
+        (``ParsedQuestion.words``), else read here."""
         aspects = list(dict.fromkeys(Aspect(a) for a in missing))
         if not aspects:
             return RewriteResult((), CriticMode.DETERMINISTIC, ("no missing aspects; nothing to rewrite",))
         exclude = [x for x in (ticker, company) if x]
-        terms = " ".join(topic_terms(question, exclude)) or company or ticker or ""
+        terms = " ".join(topic_terms(question if words is None else words, exclude)) or company or ticker or ""
         hint = _Hints(ticker, as_of, base_filter, self.recent_days)
         if self.model is None:
             return RewriteResult(self._templated(aspects, terms, hint), CriticMode.DETERMINISTIC,

@@ -14,6 +14,7 @@ from equimind.answer.record import Method
 from equimind.lexicon.concepts import METRICS
 from equimind.lexicon.formulas import find_formula
 from equimind.query.figure_asks import asked_decimals
+from tests.answer.asking import ask
 
 METRIC = {m.key: m for m in METRICS}
 
@@ -163,13 +164,13 @@ def test_the_answerer_computes_a_named_ratio_and_says_when_it_cannot(answerer: A
     from tests.answer.conftest import AS_OF
 
     question = "What was NVIDIA's net profit margin in fiscal 2025?"
-    ans = answerer.answer(question, "NVDA", AS_OF, search(question))
-    assert ans.analysis["computed"] == "net_margin" and not ans.analysis["xbrl_ask"]
+    ans = ask(answerer, question, "NVDA", AS_OF, search(question))
+    assert ans.parsed_question["computed"] == "net_margin" and not ans.parsed_question["xbrl_ask"]
     (sentence,) = ans.sentences
     assert sentence.method is Method.COMPUTED and "55.85%" in sentence.text  # 72,880 / 130,497
     assert sentence.figures[0].provenance["inputs_from"] == ["xbrl"]
     quarter = "What was NVIDIA's operating margin in the second quarter of fiscal 2026?"
-    ans = answerer.answer(quarter, "NVDA", AS_OF, search(quarter))
+    ans = ask(answerer, quarter, "NVDA", AS_OF, search(quarter))
     assert all(s.method is not Method.COMPUTED for s in ans.sentences)
     assert any("computed for fiscal years" in d for d in ans.degraded)
 
@@ -264,8 +265,8 @@ def test_the_answerer_answers_a_direction_ask_from_xbrl(answerer: Any, search: A
     from tests.answer.conftest import AS_OF
 
     question = "Did NVIDIA's net profit margin improve in fiscal 2025?"
-    ans = answerer.answer(question, "NVDA", AS_OF, search(question))
-    assert ans.analysis["computed"] == "net_margin"
+    ans = ask(answerer, question, "NVDA", AS_OF, search(question))
+    assert ans.parsed_question["computed"] == "net_margin"
     (sentence,) = ans.sentences
     assert sentence.method is Method.COMPUTED
     assert sentence.text.startswith("Yes: NVIDIA") and "in fiscal 2024 to 55.85% in fiscal 2025" in sentence.text
@@ -277,7 +278,7 @@ def test_a_computed_figure_without_companyfacts_says_where_its_lines_came_from(n
     from tests.answer.conftest import AS_OF
 
     question = "What was NVIDIA's net profit margin in fiscal 2025?"
-    ans = Answerer(nvda_services.docstore).answer(question, "NVDA", AS_OF, search(question))
+    ans = ask(Answerer(nvda_services.docstore), question, "NVDA", AS_OF, search(question))
     (sentence,) = ans.sentences
     assert sentence.method is Method.COMPUTED
     assert sentence.figures[0].provenance["inputs_from"] == ["statement"]

@@ -22,6 +22,7 @@ from equimind.answer.record import Method, RefusalReason, Support
 from equimind.core.citations import verify_citation
 from equimind.core.documents import Document, Origin, Source, sha256_hex
 from equimind.core.search import EvidenceNode
+from tests.answer.asking import ask
 
 pytestmark = pytest.mark.integration
 AS_OF = date(2025, 9, 30)
@@ -79,7 +80,7 @@ def test_verified_sentence_is_kept_and_fabricated_one_dropped(nvda_services: Any
             {"text": "Data Center revenue was $130 billion.",
              "quotes": [{"passage_id": items[0]["id"], "quote": "Data Center revenue was $130 billion."}]}]}
 
-    ans = Answerer(nvda_services.docstore, facts, LLMAnswerer(model(reply))).answer(QUESTION, "NVDA", AS_OF,
+    ans = ask(Answerer(nvda_services.docstore, facts, LLMAnswerer(model(reply))), QUESTION, "NVDA", AS_OF,
                                                                                    table_hits)
     assert ans.support is Support.SUPPORTED and ans.dropped_sentences == 1
     assert [s.method for s in ans.sentences] == [Method.LLM] and "$115,186 million" in ans.sentences[0].text
@@ -93,7 +94,7 @@ def test_nothing_verified_is_a_refusal(nvda_services: Any, table_hits: list[Evid
             {"passage_id": items[0]["id"], "quote": "Data Center revenue was $99 billion in fiscal 2025."}]},
             {"text": "It grew.", "quotes": []}, {"text": "See P9.", "quotes": [{"passage_id": "P9", "quote": "x"}]}]}
 
-    ans = Answerer(nvda_services.docstore, None, LLMAnswerer(model(reply))).answer(QUESTION, "NVDA", AS_OF,
+    ans = ask(Answerer(nvda_services.docstore, None, LLMAnswerer(model(reply))), QUESTION, "NVDA", AS_OF,
                                                                                   table_hits)
     assert ans.refused and ans.dropped_sentences == 3 and ans.refusal is not None
     assert ans.refusal.reason is RefusalReason.NOTHING_VERIFIED and "quote not in the filing" in ans.refusal.message
@@ -101,7 +102,7 @@ def test_nothing_verified_is_a_refusal(nvda_services: Any, table_hits: list[Evid
 
 def test_model_refusal(nvda_services: Any, table_hits: list[EvidenceNode]) -> None:
     reply = model(lambda items: {"sentences": [], "refused": True, "missing": "no data center figure"})
-    ans = Answerer(nvda_services.docstore, None, LLMAnswerer(reply)).answer(QUESTION, "NVDA", AS_OF, table_hits)
+    ans = ask(Answerer(nvda_services.docstore, None, LLMAnswerer(reply)), QUESTION, "NVDA", AS_OF, table_hits)
     assert ans.refused and ans.refusal is not None and ans.refusal.reason is RefusalReason.LLM_REFUSED
     assert "no data center figure" in ans.refusal.message
 
@@ -116,7 +117,7 @@ def test_model_failure_falls_back_to_the_extractive_answerer_visibly(nvda_servic
         return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {"sentences": "not a list"})])
 
     llm = LLMAnswerer(FunctionModel(fn, model_name="broken"), output_retries=1)
-    ans = Answerer(nvda_services.docstore, facts, llm).answer(QUESTION, "NVDA", AS_OF, table_hits)
+    ans = ask(Answerer(nvda_services.docstore, facts, llm), QUESTION, "NVDA", AS_OF, table_hits)
     assert any(d.startswith(f"llm ({failure})") and "offline extractive" in d for d in ans.degraded)
     assert ans.support is Support.SUPPORTED and ans.sentences[0].method is Method.EXTRACTIVE
     assert "$115,186 million" in ans.sentences[0].text
@@ -150,7 +151,7 @@ def _planted_hits(services: Any) -> list[Any]:
 def test_planted_instruction_is_not_obeyed_offline(planted_store: Any) -> None:
     hits = _planted_hits(planted_store)
     assert any(PLANTED in h.parent_text for h in hits)
-    ans = Answerer(planted_store.docstore).answer("What was Acme's data center revenue in fiscal 2025?", "ACME",
+    ans = ask(Answerer(planted_store.docstore), "What was Acme's data center revenue in fiscal 2025?", "ACME",
                                                    AS_OF, hits)
     assert ans.refused and "42" not in ans.text
     assert ans.refusal is not None and ans.refusal.reason is RefusalReason.NO_VALUE_OF_TYPE
@@ -163,7 +164,7 @@ def test_planted_instruction_obeyed_by_the_model_never_becomes_the_answer(plante
                                "quotes": [{"passage_id": item["id"], "quote": PLANTED}]}]}
 
     hits = _planted_hits(planted_store)
-    ans = Answerer(planted_store.docstore, None, LLMAnswerer(model(obey))).answer(
+    ans = ask(Answerer(planted_store.docstore, None, LLMAnswerer(model(obey))),
         "What was Acme's data center revenue in fiscal 2025?", "ACME", AS_OF, hits)
     assert ans.refused and ans.dropped_sentences == 1 and "42" not in ans.text
     assert ans.refusal is not None and "instruction-like" in ans.refusal.message

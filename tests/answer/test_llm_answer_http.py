@@ -16,6 +16,7 @@ from equimind.answer.record import Method, Support
 from equimind.core.config import Settings
 from equimind.llm.providers import LLMConfig
 from tests.agents.test_llm_http import completion, serve  # noqa: F401  (serve is a fixture)
+from tests.answer.asking import ask
 from tests.answer.test_llm_answer import QUESTION, ROW, table_hits  # noqa: F401  (table_hits is a fixture)
 
 pytestmark = pytest.mark.integration
@@ -34,7 +35,7 @@ def test_reply_over_http_is_verified(serve: Any, nvda_services: Any, table_hits:
     args = {"sentences": [{"text": "Data Center revenue was $115,186 million in fiscal 2025.",
                            "quotes": [{"passage_id": "P1", "quote": ROW}, {"passage_id": "P1", "quote": HEADER}]}]}
     fake, url = serve(lambda n, body: (200, {}, completion(body, json.dumps(args)), 0.0))
-    ans = Answerer(nvda_services.docstore, None, _llm(url)).answer(QUESTION, "NVDA", AS_OF, table_hits)
+    ans = ask(Answerer(nvda_services.docstore, None, _llm(url)), QUESTION, "NVDA", AS_OF, table_hits)
     assert ans.support is Support.SUPPORTED and ans.sentences[0].method is Method.LLM
     assert [q.text for q in ans.sentences[0].quotes] == [ROW, HEADER]
     assert "<passages>" in json.dumps(fake.requests[0]["messages"])
@@ -50,7 +51,7 @@ def test_malformed_or_slow_reply_falls_back(serve: Any, nvda_services: Any, tabl
 
     fake, url = serve(reply)
     llm = _llm(url, timeout=0.5, retries=0)
-    ans = Answerer(nvda_services.docstore, None, llm).answer(QUESTION, "NVDA", AS_OF, table_hits)
+    ans = ask(Answerer(nvda_services.docstore, None, llm), QUESTION, "NVDA", AS_OF, table_hits)
     failure = "timeout" if behaviour == "timeout" else "malformed_output"
     assert any(d.startswith(f"llm ({failure})") for d in ans.degraded), ans.degraded
     assert ans.sentences and ans.sentences[0].method is Method.EXTRACTIVE

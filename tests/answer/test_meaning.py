@@ -15,6 +15,7 @@ from equimind.answer.similarity import UnitSimilarity
 from equimind.core.errors import ConfigError
 from equimind.query.analysis import Subject, name_words
 from equimind.query.question import analyse_question
+from tests.answer.asking import ask
 from tests.answer.conftest import sentence_units
 
 STEM = Stemmer.Stemmer("english")
@@ -96,9 +97,9 @@ def test_the_product_answerer_reads_meaning_and_one_without_a_model_says_so(answ
 
     question = "Which new GPU architecture did NVIDIA introduce?"
     hits = search(question)
-    plain = answerer.answer(question, "NVDA", date(2025, 9, 30), hits)
+    plain = ask(answerer, question, "NVDA", date(2025, 9, 30), hits)
     assert any("no unit similarity model given" in d for d in plain.degraded)
     product = nvda_services.answerer()
     assert product.similarity is nvda_services.unit_similarity
-    ans = product.answer(question, "NVDA", date(2025, 9, 30), hits)
+    ans = ask(product, question, "NVDA", date(2025, 9, 30), hits)
     assert not any("similarity" in d for d in ans.degraded) and ans.sentences

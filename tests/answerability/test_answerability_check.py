@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import pytest
 import Stemmer
@@ -15,6 +16,7 @@ from equimind.answer.answerability import AnswerabilityCheck, judge
 from equimind.answer.term_index import DocTerms, scope_stats
 from equimind.core.documents import Chunk, Document, Origin, Parent, Source
 from equimind.query.analysis import Subject, analyse, name_words, stem_sets
+from equimind.query.parsed import QuestionParser
 from equimind.store.docstore import DocStore
 
 STEM = Stemmer.Stemmer("english")
@@ -130,17 +132,23 @@ def _store(tmp_path: Path) -> DocStore:
 
 
 def test_check_respects_as_of_and_compared_companies(tmp_path: Path) -> None:
-    check = AnswerabilityCheck(_store(tmp_path))
+    store = _store(tmp_path)
+    check = AnswerabilityCheck(store)
+    parser = QuestionParser(store, shaping=False)
+
+    def run(question: str, as_of: date) -> Any:
+        return check.run(parser.parse(question, as_of, "ACME"))
+
     q = "How many widgets were sold in Brazil?"
-    early = check.run(q, "ACME", date(2024, 12, 31))  # the Brazil filing is dated later: invisible
+    early = run(q, date(2024, 12, 31))  # the Brazil filing is dated later: invisible
     assert not early.answerable and early.documents == 1 and [t.word for t in early.missing] == ["brazil"]
-    late = check.run(q, "ACME", date(2025, 12, 31))
+    late = run(q, date(2025, 12, 31))
     assert late.answerable and late.documents == 2
-    compare = check.run("Compare the toasters of Acme and Beta.", "ACME", date(2025, 12, 31))
+    compare = run("Compare the toasters of Acme and Beta.", date(2025, 12, 31))
     assert compare.answerable and compare.scope == ("ACME", "BETA")
-    alone = check.run("How many toasters did Acme ship to retailers?", "ACME", date(2025, 12, 31))
+    alone = run("How many toasters did Acme ship to retailers?", date(2025, 12, 31))
     assert not alone.answerable  # Beta's text is not Acme's evidence when Beta is not compared
-    assert check.run(q, "ACME", date(2025, 12, 31)).to_log() == late.to_log()  # cached: same verdict
+    assert run(q, date(2025, 12, 31)).to_log() == late.to_log()  # cached: same verdict
 
 
 @pytest.mark.parametrize("as_of", [date(2024, 12, 31), date(2025, 12, 31)])
@@ -150,7 +158,9 @@ def test_evidence_coverage_is_logged(tmp_path: Path, as_of: date) -> None:
     node = EvidenceNode(id="n", doc_id="x", start=0, end=10, text=PASSAGES[0], ticker="ACME", company="Acme",
                         source=Source.LOCAL, form="10-K", filed_at=date(2024, 2, 1), section=None, score=1.0,
                         doc_sha256="0")
-    v = AnswerabilityCheck(_store(tmp_path)).run("How many widgets were sold in Germany?", "ACME", as_of, [node])
+    store = _store(tmp_path)
+    parsed = QuestionParser(store, shaping=False).parse("How many widgets were sold in Germany?", as_of, "ACME")
+    v = AnswerabilityCheck(store).run(parsed, [node])
     assert v.evidence_best == 3 and v.to_log()["evidence_best_terms"] == 3
 
 
