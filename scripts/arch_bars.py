@@ -13,21 +13,8 @@ import json
 import sys
 from pathlib import Path
 
-
-def module_name(root: Path, path: Path) -> str:
-    rel = path.relative_to(root.parent).with_suffix("")
-    parts = list(rel.parts)
-    if parts[-1] == "__init__":
-        parts = parts[:-1]
-    return ".".join(parts)
-
-
-def resolve(mod: str, is_pkg: bool, node: ast.ImportFrom) -> str:
-    if node.level == 0:
-        return node.module or ""
-    base = mod.split(".") if is_pkg else mod.split(".")[:-1]
-    base = base[: len(base) - (node.level - 1)]
-    return ".".join(base + ([node.module] if node.module else []))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from layers import module_name, resolve  # the one module-name and relative-import reader
 
 
 def targets(mod: str, is_pkg: bool, node: ast.AST, pkg: str, known: set[str]) -> list[str]:

@@ -86,7 +86,7 @@ def module_name(root: Path, path: Path) -> str:
     return ".".join(parts)
 
 
-def _resolve(mod: str, is_pkg: bool, node: ast.ImportFrom) -> str:
+def resolve(mod: str, is_pkg: bool, node: ast.ImportFrom) -> str:
     if node.level == 0:
         return node.module or ""
     base = mod.split(".") if is_pkg else mod.split(".")[:-1]
@@ -131,7 +131,7 @@ def check(root: Path) -> tuple[list[Violation], dict[str, list[str]]]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node, inside in _imports(tree):
             names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                     else [_resolve(mod, path.name == "__init__.py", node)])
+                     else [resolve(mod, path.name == "__init__.py", node)])
             for name in names:
                 top = name.split(".")[0]
                 if top != pkg:
