@@ -95,7 +95,7 @@ class Answerer:
         q = pq.reading(topic)
         base: dict[str, Any] = {"question": text, "ticker": ticker, "as_of": as_of, "kind": q.kind,
                                 "passages_searched": passages,
-                                "parsed_question": {**pq.to_log(), "reading": q.to_log(),
+                                "parsed_question": {**pq.to_log(), "reading": "topic" if q is pq.topic else "ask",
                                                     "answerability_rule": verdict.rule}}
         if q.kind is AnswerKind.DECISION:
             return Answer(**base, support=Support.REFUSED, refusal=Refusal(

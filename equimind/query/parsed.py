@@ -22,6 +22,7 @@ so (``rescoped``).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -33,13 +34,14 @@ from equimind.core.documents import FilterSpec
 from equimind.core.errors import ConfigError, EquiMindError, NotFoundError
 from equimind.core.timeguard import as_of_filter
 from equimind.lexicon.text import question_words
-from equimind.query.analysis import AskAnalysis, Subject, name_words
+from equimind.query.analysis import AskAnalysis, AskKind, Subject, name_words
 from equimind.query.company import resolve_company
 from equimind.query.question import QuestionAnalysis, analyse_question
 from equimind.query.shape import ShapedQuery, shape_query
 from equimind.sources.base import TickerInfo
 from equimind.store.docstore import DocStore
 
+log = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 2000
 SPECIFIC_EXAMPLE = "What was NVIDIA's revenue in fiscal 2025?"
 DECISION_EXAMPLE = "Should I invest in NVIDIA?"
@@ -112,7 +114,6 @@ class QuestionParser:
         self._entity_name = entity_name
         self.shaping = shaping
         self.stem = Stemmer.Stemmer("english")  # the BM25 index's stemmer (store.sparse.STEMMER_LANGUAGE)
-        self.company_problem: str | None = None  # why the SEC ticker map could not be read, if it could not
 
     # --- the company and the subjects ---------------------------------------------------------------------------
     def company_of(self, text: str) -> tuple[str, str]:
@@ -124,7 +125,7 @@ class QuestionParser:
             try:
                 tickers = self._ticker_map()
             except EquiMindError as exc:  # live mode without an SEC identity: only the store's companies are known
-                self.company_problem = str(exc)
+                log.warning("no SEC ticker map to resolve the question's company: %s", exc)
         found = resolve_company(text, stored, tickers)
         where = "a stored company" if found.stored else "the SEC ticker map"
         return found.ticker, f"the question's words ('{found.matched}': {where}, {found.name})"
@@ -169,11 +170,13 @@ class QuestionParser:
              company_from: str = "given", rescoped: tuple[str, ...] = ()) -> ParsedQuestion:
         """Read ``text`` against the given subjects (a benchmark's own documents, or the store's)."""
         analysis = analyse_question(text, subject, others, self.stem)
-        topic = analyse_question(text, subject, others, self.stem, topic=True)
+        # a topic reading differs from the ask's only for a decision ask with content words (``analyse_question``)
+        topic = analyse_question(text, subject, others, self.stem, topic=True) \
+            if analysis.ask.kind is AskKind.DECISION and analysis.ask.topic else None
         shaped = shape_query(text) if self.shaping else None
         return ParsedQuestion(text=text, ticker=ticker.strip().upper(), as_of=as_of, subject=subject,
                               others=tuple(others), analysis=analysis,
-                              topic=topic if topic != analysis else None, shaped=shaped,
+                              topic=topic, shaped=shaped,
                               company_from=company_from, rescoped=rescoped, words=question_words(text))
 
     def rescope(self, pq: ParsedQuestion, company: str | None = None) -> ParsedQuestion:
