@@ -43,6 +43,8 @@ from equimind.evaluation.golden import (
     resolve,
     snapshot_documents,
 )
+from equimind.evaluation.lco import chosen_tunables
+from equimind.evaluation.lco_parts import run_lco
 from equimind.evaluation.report import corpus_signature
 from equimind.evaluation.runner import product_variant
 
@@ -186,11 +188,21 @@ def _ensure_filings(engine: EquiMindEngine, corpus_dir: Path, questions: Sequenc
 
 
 def _run_one(engine: EquiMindEngine, q: GoldenQuestion, as_of: date, tally: AnswerTally,
-             spans: dict[str, list[list[ResolvedSpan]]]) -> Recommendation:
+             spans: dict[str, list[list[ResolvedSpan]]]) -> Recommendation | None:
+    """One research run checked into ``tally``; a run that raises is a row with its ``error`` (None returned)."""
     t0 = time.perf_counter()
-    rec = engine.research(q.tickers[0], q.question, as_of)
-    bad = check_citations(rec, engine, tally)
-    leaks = lookahead_violations(rec, engine)
+    try:
+        rec = engine.research(q.tickers[0], q.question, as_of)
+        bad = check_citations(rec, engine, tally)
+        leaks = lookahead_violations(rec, engine)
+    except Exception as exc:  # one question's failure is its row; the run goes on
+        log.exception("research on %s raised", q.id)
+        tally.rows.append({"id": q.id, "type": q.qtype, "ticker": q.tickers[0], "as_of": as_of, "refused": False,
+                           "refusal_reason": None, "rating": None, "claims": 0, "invalid_citations": 0,
+                           "lookahead_violations": 0, "degraded": [],
+                           "gold_reached": False if q.id in spans else None,
+                           "seconds": round(time.perf_counter() - t0, 2), "error": f"{type(exc).__name__}: {exc}"})
+        return None
     tally.lookahead.extend(f"{q.id}: {v}" for v in leaks)
     tally.rows.append({"id": q.id, "type": q.qtype, "ticker": q.tickers[0], "as_of": as_of, "refused": rec.refused,
                        "refusal_reason": rec.refusal_reason, "rating": rec.rating,
@@ -198,15 +210,19 @@ def _run_one(engine: EquiMindEngine, q: GoldenQuestion, as_of: date, tally: Answ
                        "lookahead_violations": len(leaks),
                        "degraded": sorted({d.capability for d in rec.degraded}),
                        "gold_reached": gold_reached(rec, spans[q.id]) if q.id in spans else None,
-                       "seconds": round(time.perf_counter() - t0, 2)})
+                       "seconds": round(time.perf_counter() - t0, 2), "error": None})
     return rec
 
 
 def _repeats(engine: EquiMindEngine, q: GoldenQuestion) -> bool:
     """Two back-to-back runs over the same store state (the first pass may have fetched documents on demand,
-    which legitimately changes what a later run sees) give the same recommendation."""
-    a = stable_json(engine.research(q.tickers[0], q.question, AS_OF))
-    return a == stable_json(engine.research(q.tickers[0], q.question, AS_OF))
+    which legitimately changes what a later run sees) give the same recommendation; a run that raises does not."""
+    try:
+        a = stable_json(engine.research(q.tickers[0], q.question, AS_OF))
+        return a == stable_json(engine.research(q.tickers[0], q.question, AS_OF))
+    except Exception:  # the question's row already says why (``_run_one``)
+        log.exception("repeated research on %s raised", q.id)
+        return False
 
 
 def _rate(num: int, den: int) -> float | None:
@@ -218,14 +234,18 @@ ANSWER_PARTS = ("research", "golden", "financebench")
 
 def run_answers(settings: Settings, corpus_dir: Path, cache_dir: Path, *, tickers: Sequence[str] = (),
                 per_ticker: int = 1, determinism_runs: int = 2, seed_store: Path | None = None,
-                parts: Sequence[str] = ("research",), financebench: tuple[Path, Path] | None = None
-                ) -> dict[str, Any]:
+                parts: Sequence[str] = ("research",), financebench: tuple[Path, Path] | None = None,
+                leave_company_out: Sequence[str] | None = None) -> dict[str, Any]:
     """Run the checks; returns ``{"config", "metrics", "corpus_signature"}`` for ``report.result_envelope``.
 
     ``parts``: ``research`` (the research pipeline's checks, this module's docstring), ``golden`` and
     ``financebench`` (answer correctness, ``evaluation.answer_quality``; ``financebench`` = (data folder, store cache
-    folder): its context store is built there on first use, 20-40 min on 2 cores)."""
+    folder): its context store is built there on first use, 20-40 min on 2 cores). ``leave_company_out``: the
+    tunables to measure leave-company-out over the correctness parts (empty: every registered one; None: off),
+    ``metrics.leave_company_out`` (``evaluation.lco_parts``)."""
 
+    if leave_company_out is not None:
+        chosen_tunables(leave_company_out)  # an unknown name fails before anything is answered
     engine = _open_engine(settings, corpus_dir, cache_dir, seed_store or _product_seed(cache_dir))
     part: dict[str, Any] = {"config": {"benchmark": "answers", "parts": list(parts)}, "metrics": {},
                             "corpus_signature": None}
@@ -233,16 +253,22 @@ def run_answers(settings: Settings, corpus_dir: Path, cache_dir: Path, *, ticker
         part = _research_checks(engine, corpus_dir, cache_dir, tickers, per_ticker, determinism_runs)
         part["config"]["parts"] = list(parts)
     correctness: dict[str, Any] = {}
+    fb_engine: EquiMindEngine | None = None
+    fb_data: Path | None = None
     if "golden" in parts:
         _ensure_filings(engine, corpus_dir, [q for q in load_golden() if not q.absent])
         correctness["golden"] = golden_answers(engine)
     if "financebench" in parts and financebench is not None:
         data_dir, fb_cache = financebench
         fb_engine, ingest = financebench_engine(settings, data_dir, fb_cache)
+        fb_data = data_dir
         correctness["financebench"] = {"store": str(fb_cache), "ingest": ingest,
                                        **financebench_answers(fb_engine, data_dir)}
     if correctness:
         part["metrics"]["answer_correctness"] = correctness
+    if leave_company_out is not None:
+        part["metrics"]["leave_company_out"] = run_lco(leave_company_out, correctness, golden_engine=engine,
+                                                       fb_engine=fb_engine, fb_data=fb_data)
     return part
 
 
@@ -276,6 +302,7 @@ def _summarise(tally: AnswerTally, probe: AnswerTally, same: int, repeats: int) 
     reached = [r for r in answerable if r["gold_reached"] is not None]
     return {
         "runs": len(tally.rows) + len(probe.rows) + 2 * repeats,
+        "errors": sum(1 for r in tally.rows + probe.rows if r.get("error")),
         "citations": tally.citations + probe.citations,
         "citation_validity_rate": _rate(tally.citations_valid + probe.citations_valid,
                                         tally.citations + probe.citations),

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from equimind.evaluation.report_lco import lco_lines
+
 
 def _ci(x: dict[str, Any]) -> str:
     lo, hi = x["ci95"]
@@ -81,4 +83,4 @@ def correctness_sections(env: dict[str, Any]) -> list[str]:
         out += [*golden_section(block["golden"])[:-1], *note, made, ""]
     if "financebench" in block:
         out += [*financebench_section(block["financebench"])[:-1], made, ""]
-    return out
+    return [*out, *lco_lines(env.get("metrics", {}).get("leave_company_out"), made)]

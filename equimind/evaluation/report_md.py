@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from equimind.evaluation.report_answers import correctness_sections
+from equimind.evaluation.report_lco import lco_lines, made
 
 HEAD = ("recall_any@10", "mrr@10", "ndcg@10")
 SETTING_NAMES = {"shared": "shared store, no filter", "shared_parsed": "shared store + filter parsed from the "
@@ -67,6 +68,7 @@ Reproduce (stores are cached under `.equimind_cache/eval/`; the first FinanceBen
     equimind eval answers --parts research,golden --json benchmarks/results/eval_answers.json
     equimind eval answers --parts golden --json benchmarks/results/eval_answers_golden.json
     equimind eval answers --parts financebench --json benchmarks/results/eval_answers_financebench.json
+    equimind eval answers --parts financebench --leave-company-out --json benchmarks/results/eval_answers_lco.json
     equimind eval refusals --json benchmarks/results/eval_refusals.json
     equimind eval docs          # this file, from the JSON files above
     equimind eval gate          # CI subset vs equimind/evaluation/data/baseline_ci.json
@@ -267,6 +269,10 @@ def render_markdown(results: Path) -> str:
         path = results / name
         if path.is_file():
             parts.append("\n".join(correctness_sections(json.loads(path.read_text(encoding="utf-8")))))
+    path = results / "eval_answers_lco.json"  # --leave-company-out: only the estimate (its own dev column in it)
+    if path.is_file():
+        env = json.loads(path.read_text(encoding="utf-8"))
+        parts.append("\n".join(lco_lines(env.get("metrics", {}).get("leave_company_out"), made(env))))
     path = results / "eval_refusals.json"
     if path.is_file():
         parts.append("\n".join(refusals_section(json.loads(path.read_text(encoding="utf-8")))))

@@ -113,6 +113,12 @@ def answers(
                                        "first use, 20-40 min), comma-separated.")] = "research,golden,financebench",
     data: Annotated[Path | None, typer.Option("--data", help="FinanceBench folder (default: under ../shared).")] = None,
     home: HomeOpt = None,
+    lco: Annotated[bool, typer.Option("--leave-company-out", help="Also measure the tuning parameters "
+                                      "leave-company-out over the correctness parts (each question answered once "
+                                      "per candidate value).")] = False,
+    tunables: Annotated[str | None, typer.Option("--tunables", help="With --leave-company-out: only these tuning "
+                                                 "parameters, comma-separated (default: every registered one).")
+                        ] = None,
 ) -> None:
     """Answers: the research pipeline's checks (citation validity, refusals, look-ahead, determinism) and the answer
     path's correctness on the golden set and FinanceBench dev."""
@@ -122,9 +128,14 @@ def answers(
         settings = build_settings(home)
         chosen = tuple(t.strip().upper() for t in (tickers or "").split(",") if t.strip())
         fb = (data or settings.shared / "benchmarks" / "financebench", cache / "financebench")
+        names = tuple(t.strip() for t in (tunables or "").split(",") if t.strip()) if lco else None
         result = ev.run_answers(settings, corpus or settings.corpus_dir, cache / "answers", tickers=chosen,
-                                parts=_csv(parts, ev.ANSWER_PARTS, "--parts"), financebench=fb)
-        return _write(out, result)
+                                parts=_csv(parts, ev.ANSWER_PARTS, "--parts"), financebench=fb,
+                                leave_company_out=names)
+        env = _write(out, result)
+        for line in ev.lco_lines(env["metrics"].get("leave_company_out")):
+            typer.echo(line)
+        return env
 
     run_guarded(body)
 
