@@ -15,12 +15,17 @@ and judged:
   ``both_answered`` counts the supported ones;
 * **absent** — correct when refused.
 
+A question whose search or answering raises is a row with verdict ``error`` and its ``error``
+(``"<ExceptionType>: <message>"``): a miss of its type (counted in ``n`` and ``errors``, never correct), and the run
+goes on.
+
 Otherwise an answered question is *wrong* and a refused answerable question a *false refusal*. Wilson 95 % intervals
 for the correct share. No question text, company or year is special-cased anywhere in the answer path.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from collections import Counter
@@ -34,7 +39,10 @@ from equimind.evaluation.golden import GoldenQuestion, ResolvedSpan
 from equimind.lexicon.amounts import SCALES
 from equimind.query.parsed import QuestionParser
 
+log = logging.getLogger(__name__)
+
 AS_OF = date(2025, 9, 30)
+ERROR = "error"  # the verdict of a question whose answering raised (its row says how: ``error``)
 REL_TOL = 0.001
 _GOLD_NUM = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*(thousand|million|billion|trillion)?", re.I)
 
@@ -155,17 +163,29 @@ def run_probe(engine: Any, answerer: Any, questions: Sequence[GoldenQuestion],
     rows: list[dict[str, Any]] = []
     parser = parser or engine.services.question_parser
     for q in questions:
-        hits = [h for t in q.tickers for h in engine.search(q.question, FilterSpec(tickers=(t,))).hits]
-        ans: Answer = answerer.answer(parser.parse(q.question, as_of, q.tickers[0]), hits)
-        judged, how = verdict(q, ans, spans.get(q.id, []))
-        rows.append({"id": q.id, "type": q.qtype, "question": q.question, "gold": q.answer, "verdict": judged,
-                     "judged_by": how,
-                     "support": ans.support.value, "kind": ans.kind.value,
-                     "methods": [s.method.value for s in ans.sentences], "answer": ans.text[:400],
-                     "refusal": ans.refusal.reason.value if ans.refusal else None,
-                     "refusal_message": ans.refusal.message[:300] if ans.refusal else None,
-                     "gold_reached": _reached(hits, spans.get(q.id, []))})
+        try:
+            rows.append(_probe_row(engine, answerer, parser, q, spans.get(q.id, []), as_of))
+        except Exception as exc:  # one question's failure is its row (verdict "error"); the run goes on
+            log.exception("golden question %s raised", q.id)
+            rows.append({"id": q.id, "type": q.qtype, "question": q.question, "gold": q.answer, "verdict": ERROR,
+                         "judged_by": None, "support": None, "kind": None, "methods": [], "answer": "",
+                         "refusal": None, "refusal_message": None, "gold_reached": False,
+                         "error": f"{type(exc).__name__}: {exc}"})
     return {"by_type": tally(rows), "misses_by_cause": misses(rows), "rows": rows}
+
+
+def _probe_row(engine: Any, answerer: Any, parser: QuestionParser, q: GoldenQuestion,
+               spans: Sequence[Sequence[ResolvedSpan]], as_of: date) -> dict[str, Any]:
+    """One golden question searched, answered and judged (``run_probe``)."""
+    hits = [h for t in q.tickers for h in engine.search(q.question, FilterSpec(tickers=(t,))).hits]
+    ans: Answer = answerer.answer(parser.parse(q.question, as_of, q.tickers[0]), hits)
+    judged, how = verdict(q, ans, spans)
+    return {"id": q.id, "type": q.qtype, "question": q.question, "gold": q.answer, "verdict": judged,
+            "judged_by": how, "support": ans.support.value, "kind": ans.kind.value,
+            "methods": [s.method.value for s in ans.sentences], "answer": ans.text[:400],
+            "refusal": ans.refusal.reason.value if ans.refusal else None,
+            "refusal_message": ans.refusal.message[:300] if ans.refusal else None,
+            "gold_reached": _reached(hits, spans), "error": None}
 
 
 def misses(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
@@ -176,7 +196,9 @@ def misses(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
     for r in rows:
         if r["verdict"] == "correct":
             continue
-        if r["type"] == "absent":
+        if r.get("error"):
+            cause = f"error: {str(r['error']).split(':', 1)[0]}"
+        elif r["type"] == "absent":
             cause = "answered_absent"
         elif r["verdict"] == "refused":
             cause = f"refused: {r['refusal']}" + ("" if r["gold_reached"] else " (gold not retrieved)")
@@ -197,7 +219,8 @@ def tally(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         mine = [r for r in rows if r["type"] == qtype or (qtype == "all_answerable" and r["type"] != "absent")]
         n = len(mine)
         counts = {v: sum(1 for r in mine if r["verdict"] == v) for v in ("correct", "wrong", "refused")}
-        out[qtype] = {"n": n, **counts, "correct_share": round(counts["correct"] / n, 3) if n else None,
+        out[qtype] = {"n": n, **counts, "errors": sum(1 for r in mine if r.get("error")),
+                      "correct_share": round(counts["correct"] / n, 3) if n else None,
                       "correct_ci95": wilson(counts["correct"], n),
                       "false_refusal_share": (round(counts["refused"] / n, 3) if n and qtype != "absent" else None),
                       "gold_reached": sum(1 for r in mine if r["gold_reached"]),

@@ -6,14 +6,18 @@
   answered; absent: refused), with Wilson intervals and false refusals.
 * **FinanceBench dev** — every question asked the way a user asks ``equimind ask`` over the FinanceBench store
   (context variant: the product's store format): the product search (shared store, filter parsed from the question's
-  own words, never gold data), the company taken from the same parse, no XBRL (the PDFs carry none: the answer path
+  own words, never gold data), the company taken from the same parse (or, for a question that names none, the
+  company the search's top passages overwhelmingly come from, as ``equimind ask`` takes it: ``retrieval.subject``; a
+  name two stored companies answer to is refused ``ambiguous_company``), no XBRL (the PDFs carry none: the answer path
   says so in ``degraded``), the offline answerer. Judged two ways, per question type:
   ``on_gold_page`` — a cited quote lies on a gold evidence page; ``numbers_found`` — every number of the gold answer
   is in the answer or in the passages its quotes come from (numbers compared after removing $ and commas and at
   every scale of thousands / millions / billions, at the precision the gold answer states). Questions whose gold
   answer is computed (``question_reasoning`` names numerical reasoning: ratios, changes) are reported apart: the
   answerer computes those it has a formula for (``answer/computed.py``) and can only quote the inputs of the others.
-  Every question there is answerable, so every refusal is a false refusal.
+  Every question there is answerable, so every refusal is a false refusal. A question whose answering raises is a
+  row with its ``error`` (``"<ExceptionType>: <message>"``), not refused, a miss (neither on a gold page nor with its
+  numbers found), tallied as ``errors``; the run goes on.
 
 No question text, company or year is special-cased; the questions are only read to be asked and judged.
 """
@@ -21,6 +25,7 @@ No question text, company or year is special-cased; the questions are only read 
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Sequence
 from datetime import date
@@ -37,9 +42,12 @@ from equimind.evaluation.financebench import open_store
 from equimind.evaluation.golden import load_golden, resolve
 from equimind.evaluation.runner import product_variant
 from equimind.query.analysis import Subject, name_words
+from equimind.retrieval.subject import company_of_hits
 
 if TYPE_CHECKING:
     from equimind.app.services import Services
+
+log = logging.getLogger(__name__)
 
 FB_AS_OF = date(2100, 1, 1)  # every FinanceBench document is visible: the benchmark has no as-of date
 SCALES = (1.0, 1e3, 1e6, 1e9)
@@ -109,7 +117,8 @@ def _share(k: int, n: int) -> dict[str, Any]:
 
 def fb_tally(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Per question type and for computed vs extracted answers: refusals, on-gold-page share, numbers-found share
-    (over questions whose gold answer has a number), answer-bearing share (either)."""
+    (over questions whose gold answer has a number), answer-bearing share (either), and the questions whose
+    answering raised (``errors``: each is a row with its ``error``, counted a miss)."""
     groups: dict[str, list[dict[str, Any]]] = {"all": list(rows)}
     for r in rows:
         groups.setdefault(f"type:{r['type']}", []).append(r)
@@ -117,7 +126,8 @@ def fb_tally(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, mine in groups.items():
         numeric = [r for r in mine if r["gold_numbers"]]
-        out[name] = {"n": len(mine), "refused": _share(sum(r["refused"] for r in mine), len(mine)),
+        out[name] = {"n": len(mine), "errors": sum(1 for r in mine if r.get("error")),
+                     "refused": _share(sum(r["refused"] for r in mine), len(mine)),
                      "on_gold_page": _share(sum(r["on_gold_page"] for r in mine), len(mine)),
                      "numbers_found": _share(sum(r["numbers_found"] for r in numeric), len(numeric)),
                      "answer_bearing": _share(sum(r["on_gold_page"] or r["numbers_found"] for r in mine),
@@ -161,16 +171,44 @@ def financebench_answers(engine: EquiMindEngine, data_dir: Path) -> dict[str, An
         if not line.strip():
             continue
         row = json.loads(line)
-        question = row["question"]
-        scope = _subjects(list(docs.values()), parser.explain(question).companies)
-        if scope is None:
-            rows.append({"id": row["financebench_id"], "type": row["question_type"], "computed": computed(row),
-                         "refused": True, "refusal": "no_company", "support": "refused", "on_gold_page": False,
-                         "gold_numbers": len(gold_numbers(str(row.get("answer") or ""))),
-                         "numbers_found": False, "answer": "", "gold": str(row.get("answer"))[:200]})
-            continue
-        hits = engine.search(question).hits
-        pq = services.question_parser.read(question, scope[0].key, FB_AS_OF, scope[0], scope[1])
-        ans = answerer.answer(pq, hits)
-        rows.append(judge_fb(row, ans, docs))
+        try:
+            rows.append({**_fb_answer(engine, answerer, parser, row, docs), "error": None})
+        except Exception as exc:  # one question's failure is its row; the run goes on
+            log.exception("FinanceBench question %s raised", row.get("financebench_id"))
+            rows.append(_fb_row(row, refused=False, refusal=None, support=None, error=error_text(exc)))
     return {"by_type": fb_tally(rows), "rows": rows}
+
+
+def error_text(exc: BaseException) -> str:
+    """How a row names the exception its question raised: ``"<ExceptionType>: <message>"``."""
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _fb_row(row: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    """The row of a question that got no answer to judge (no company recognised, or its answering raised)."""
+    return {"id": row["financebench_id"], "type": row["question_type"], "computed": computed(row),
+            "refused": fields["refused"], "refusal": fields["refusal"], "support": fields["support"],
+            "on_gold_page": False, "gold_numbers": len(gold_numbers(str(row.get("answer") or ""))),
+            "numbers_found": False, "answer": "", "gold": str(row.get("answer"))[:200], "error": fields["error"]}
+
+
+def _fb_answer(engine: EquiMindEngine, answerer: Answerer, parser: Any, row: dict[str, Any],
+               docs: dict[str, Document]) -> dict[str, Any]:
+    """One FinanceBench question asked and judged (``financebench_answers``)."""
+    services = engine.services
+    question = row["question"]
+    named = parser.explain(question)
+    if named.ambiguity_error():  # the product's ask refuses a name two stored companies answer to
+        return _fb_row(row, refused=True, refusal="ambiguous_company", support="refused", error=None)
+    hits = engine.search(question).hits
+    companies, company_from = list(named.companies), "the question's words"
+    if not companies:  # as ``equimind ask`` does: the company the search's top passages overwhelmingly come from
+        found = company_of_hits(question, hits)
+        if found is not None and found.company:
+            companies, company_from = [found.company], found.describe()
+    scope = _subjects(list(docs.values()), companies)
+    if scope is None:
+        return _fb_row(row, refused=True, refusal="no_company", support="refused", error=None)
+    pq = services.question_parser.read(question, scope[0].key, FB_AS_OF, scope[0], scope[1],
+                                       company_from=company_from)
+    return {**judge_fb(row, answerer.answer(pq, hits), docs), "company_from": company_from}

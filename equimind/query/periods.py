@@ -10,6 +10,7 @@ for fiscal 2024); which dates a fiscal year covers is the company's own calendar
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -80,6 +81,14 @@ def _month(name: str) -> int:
     return next(i + 1 for i, m in enumerate(MONTHS) if m.startswith(name[:3]))
 
 
+def _day(year: int, month: int, day: int) -> date | None:
+    """The date a text prints; a day past the month's end ("February 30", "June 31") is read as its last day, day 0
+    as no date (filings and PDFs print impossible dates: never an error)."""
+    if day < 1:
+        return None
+    return date(year, month, min(day, calendar.monthrange(year, month)[1]))
+
+
 def find_periods(question: str) -> list[Period]:
     """Every period the question names, in text order; a span claimed by a more specific period (a day, a quarter,
     a year-to-date) is not read again as a fiscal year."""
@@ -93,7 +102,11 @@ def find_periods(question: str) -> list[Period]:
             found.append((m.start(), period))
 
     for m in _DAY.finditer(low):
-        claim(m, Period(PeriodKind.DAY, m.group(0), day=date(int(m.group(3)), _month(m.group(1)), int(m.group(2)))))
+        day = _day(int(m.group(3)), _month(m.group(1)), int(m.group(2)))
+        if day is None:  # "June 0, 2024": a date-shaped span, so not a year either, but no day
+            taken.append((m.start(), m.end()))
+        else:
+            claim(m, Period(PeriodKind.DAY, m.group(0), day=day))
     for m in _MONTH_QUARTER.finditer(low):
         claim(m, Period(PeriodKind.MONTH_QUARTER, m.group(0), month=_month(m.group(1)), year=int(m.group(2))))
     for m in _MID_YEAR.finditer(low):

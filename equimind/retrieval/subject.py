@@ -1,0 +1,72 @@
+"""The company a question is about when its words name none: the one the search's best passages come from.
+
+"Was there any drop in cash and cash equivalents between FY2023 and Q2 of FY2024?" names no company. ``equimind
+search`` answers it over the whole store; when its top passages come overwhelmingly from one company's filings, that
+company is the evidence's subject, and ``ask`` answers for it and says so (``ParsedQuestion.company_from``:
+"search: 8 of the top 10 passages"), so the user sees the guess and how to override it (``--ticker``). When the
+top passages are split between companies nothing is guessed: the question is refused for naming no company. Nor
+is anything guessed when the question writes a name the top passages never mention ("the revenue of Acme Widgets":
+a capitalised word inside the sentence that none of them holds may name a company the store does not have).
+
+The share of the top passages one company must hold is a tuning parameter (``retrieval.company_from_hits_share``),
+chosen leave-company-out by the evaluation harness, never on one benchmark's questions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from equimind.core.search import SearchHit
+from equimind.core.tunables import Tunable, register, tuned
+
+TOP = 10
+_WORD = re.compile(r"[A-Za-z][A-Za-z'&.-]*")
+_PERIOD_WORD = re.compile(r"^(?:FY|Q[1-4]|H[12])\w*$")
+SHARE = register(Tunable("retrieval.company_from_hits_share", 0.7, (0.5, 0.7, 0.9),
+                         "share of the top search passages one company must hold for a question that names no "
+                         "company to be answered for it")).name
+
+
+@dataclass(frozen=True)
+class HitCompany:
+    """The company the top passages come from: its ticker (None for a local file's company), its name, and how
+    many of the top passages are its."""
+
+    ticker: str | None
+    company: str | None
+    held: int
+    top: int
+
+    def describe(self) -> str:
+        return f"search: {self.held} of the top {self.top} passages"
+
+
+def unknown_names(question: str, hits: Sequence[SearchHit]) -> list[str]:
+    """Capitalised words inside the question's sentences (not a sentence's first word, not a period such as FY2024
+    or Q2) that no hit's passage holds."""
+    held = {w.lower() for h in hits for w in _WORD.findall(h.parent_text)}
+    out: list[str] = []
+    for sentence in re.split(r"(?<=[.?!])\s+", question.strip()):
+        for w in _WORD.findall(sentence)[1:]:
+            word = w.strip("'.&-").removesuffix("'s")
+            if word[:1].isupper() and len(word) > 1 and not _PERIOD_WORD.match(word) and word.lower() not in held:
+                out.append(word)
+    return out
+
+
+def company_of_hits(question: str, hits: Sequence[SearchHit], top: int = TOP) -> HitCompany | None:
+    """The company holding at least the tuned share of the ``top`` hits (counted by ticker, else by company name),
+    or None when no company does, there are no hits, or the question writes a name none of them holds."""
+    best = hits[:top]
+    if not best or unknown_names(question, best):
+        return None
+    keys = Counter((h.document.ticker or None, (h.document.company or "").strip() or None) for h in best)
+    (ticker, company), held = keys.most_common(1)[0]
+    if ticker is None and company is None:
+        return None
+    if held / len(best) < tuned(SHARE):
+        return None
+    return HitCompany(ticker, company, held, len(best))
