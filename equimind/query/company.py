@@ -3,20 +3,26 @@
 Two vocabularies, in order: the companies of the stored documents (their ticker and company name), then the SEC
 ticker map (every ticker with its registrant name). A company matches when its ticker stands in the question as an
 upper-case word, or when its name — less legal suffixes ("Inc.", "Corp", "Holdings" ...) — stands in the question as
-consecutive words. A longer matching name beats a shorter one it contains ("Apple Hospitality" vs "Apple"). A stored
-company wins over a map entry matched by the same words; several remaining candidates are an ambiguity the caller
-settles with a ticker, unless the question compares them (then the first named is the subject).
+consecutive words, or one of its ampersand forms does ("ATT" / "AT and T" for AT&T, "J&J" / "JnJ" for Johnson &
+Johnson: ``query/identity.ampersand_forms``). A stored company also answers to the aliases of the identity model
+(``query/identity.company_names``: the names its documents state — ``aliases`` — and the leading word of its name
+when no other registrant's or stored company's name starts with it, "Lockheed"). A longer matching name beats a
+shorter one it contains ("Apple Hospitality" vs "Apple"). A stored company wins over a map entry matched by the same
+words; several remaining candidates are an ambiguity the caller settles with a ticker, unless the question compares
+them (then the first named is the subject).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from equimind.core.errors import ConfigError, NotFoundError
 from equimind.lexicon.companies import LEGAL_FORMS
 from equimind.lexicon.questions import COMPARE_WORDS
+from equimind.query.identity import CompanyEntry, Registrants, ampersand_forms, company_names, registrants_of
 from equimind.sources.base import TickerInfo
 
 _WORD = re.compile(r"[A-Za-z0-9&][A-Za-z0-9&.\-']*")
@@ -25,6 +31,8 @@ _WORD = re.compile(r"[A-Za-z0-9&][A-Za-z0-9&.\-']*")
 # "/DE" and "com" once their punctuation is gone, a dangling "&" or "and" ("WELLS FARGO & COMPANY").
 _SUFFIXES = LEGAL_FORMS | frozenset({"inc.", "corp.", "co.", "ltd.", "l.p.", "n.v.", "s.a.", "se", "holding", "class",
                                      "common", "stock", "de", "com", "&", "and"})
+# Lower-case words inside a proper name ("Bank of America", "AT and T", "Procter and Gamble").
+_JOINERS = frozenset({"and", "of", "&", "the", "for", "de"})
 # Words that make a question name several companies on purpose (the first named is then the subject).
 COMPARISON_WORDS = COMPARE_WORDS | frozenset({"relative", "both"})
 
@@ -57,29 +65,70 @@ def _contains(seq: list[str], sub: tuple[str, ...]) -> bool:
     return n > 0 and any(tuple(seq[i:i + n]) == sub for i in range(len(seq) - n + 1))
 
 
-def _match(words: list[str], proper: list[str], upper: set[str], ticker: str, name: str) -> str | None:
-    """``proper``: the question's words, lower-cased where written capitalised, else blanked: a company name is a
-    proper noun, so "paid" never matches PAID INC while "Apple" matches Apple Inc."""
+@lru_cache(maxsize=32768)
+def name_forms(name: str) -> tuple[tuple[str, ...], ...]:
+    """The word sequences a name is written as: its core name and the core of its ampersand forms."""
     core = core_name(name)
-    if core and _contains(proper, core):
-        return " ".join(core)
+    if not core:
+        return ()
+    return tuple(dict.fromkeys([core, *(f for a in ampersand_forms(" ".join(core)) if (f := core_name(a)))]))
+
+
+def _match(proper: list[str], upper: set[str], ticker: str, forms: Sequence[tuple[str, ...]]) -> str | None:
+    """``proper``: the question's words, lower-cased where written capitalised (or a joining word such as "and"),
+    else blanked: a company name is a proper noun, so "paid" never matches PAID INC while "Apple" matches Apple Inc."""
+    hits: list[tuple[str, ...]] = sorted((f for f in forms if _contains(proper, f)), key=len, reverse=True)
+    if hits:
+        return " ".join(hits[0])
     if len(ticker) >= 2 and ticker in upper:
         return ticker
     return None
 
 
-def candidates(question: str, stored: Iterable[tuple[str, str | None]],
-               ticker_map: Mapping[str, TickerInfo]) -> list[Candidate]:
+_NAMES: list[tuple[Mapping[str, TickerInfo], dict[str, str]]] = []
+
+
+def _registrants(ticker_map: Mapping[str, TickerInfo]) -> Registrants | None:
+    if not ticker_map:
+        return None
+    if not (_NAMES and _NAMES[0][0] is ticker_map):
+        _NAMES[:] = [(ticker_map, {t: info.name for t, info in ticker_map.items()})]
+    return registrants_of(_NAMES[0][1])
+
+
+def stored_forms(stored: Sequence[tuple[str, str | None]], ticker_map: Mapping[str, TickerInfo],
+                 aliases: Mapping[str, Sequence[str]]) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """ticker -> the word sequences of every alias of a stored company (``query/identity.company_names``)."""
+    registrants = _registrants(ticker_map)
+    names: dict[str, list[str]] = {}
+    for t, name in stored:
+        names.setdefault(t, []).extend(n for n in (name, *aliases.get(t, ())) if n)
+    entries = [CompanyEntry(t, tuple(dict.fromkeys(ns)), t) for t, ns in names.items()]
+    leads = {e.key: {core_name(n)[0] for n in e.names if core_name(n)} for e in entries}
+    out: dict[str, tuple[tuple[str, ...], ...]] = {}
+    for e in entries:
+        taken = {w for k, ws in leads.items() if k != e.key for w in ws}
+        forms = [f for a in company_names(e, registrants, taken) for f in name_forms(a.text)]
+        out[e.key] = tuple(dict.fromkeys(forms))
+    return out
+
+
+def candidates(question: str, stored: Iterable[tuple[str, str | None]], ticker_map: Mapping[str, TickerInfo],
+               aliases: Mapping[str, Sequence[str]] | None = None) -> list[Candidate]:
     """Every company the question names, stored or in the SEC map (a stored company wins over a map entry matched
-    by the same words)."""
-    words = _words(question)
-    proper = [w.lower() if w[:1].isupper() or w[:1].isdigit() else "" for w in _words(question, lower=False)]
+    by the same words). ``aliases``: other names a stored company's documents state (ticker -> names: the cover
+    page's registrant name, the filing's own short names)."""
+    stored = list(dict.fromkeys(stored))
+    proper = [w.lower() if w[:1].isupper() or w[:1].isdigit() or w in _JOINERS else ""
+              for w in _words(question, lower=False)]
     upper = {w for w in _words(question, lower=False) if w.isupper()}
+    forms = stored_forms(stored, ticker_map, aliases or {})
     found = [Candidate(t, n or t, True, m) for t, n in stored
-             if (m := _match(words, proper, upper, t, n or "")) is not None]
+             if (m := _match(proper, upper, t, forms.get(t, ()))) is not None]
     held = {c.ticker for c in found}
     found += [Candidate(info.ticker, info.name, False, m) for info in ticker_map.values()
-              if info.ticker not in held and (m := _match(words, proper, upper, info.ticker, info.name)) is not None]
+              if info.ticker not in held and (m := _match(proper, upper, info.ticker, name_forms(info.name)))
+              is not None]
     named = {c.matched for c in found if c.stored}  # a stored company's words name it, not a namesake in the map
     found = [c for c in found if c.stored or c.matched not in named]
     order = {t: i for i, t in enumerate(ticker_map)}  # SEC lists the primary share class first
@@ -92,9 +141,10 @@ def candidates(question: str, stored: Iterable[tuple[str, str | None]],
 
 
 def resolve_company(question: str, stored: Iterable[tuple[str, str | None]],
-                    ticker_map: Mapping[str, TickerInfo]) -> Candidate:
+                    ticker_map: Mapping[str, TickerInfo], aliases: Mapping[str, Sequence[str]] | None = None) -> \
+        Candidate:
     """The one company the question is about, or a clear error naming the candidates and the fix."""
-    found = candidates(question, stored, ticker_map)
+    found = candidates(question, stored, ticker_map, aliases)
     if not found:
         raise NotFoundError("the question names no company the store or the SEC ticker map knows; name the company "
                             "(e.g. \"NVIDIA\") or pass --ticker")

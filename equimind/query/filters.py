@@ -28,44 +28,34 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING
 
 from equimind.core.documents import Document, FilterSpec
-from equimind.core.search import DocumentRef
+from equimind.ingest.identity import IDENTITY_CHARS, FilingIdentity, filing_identity, has_identity_meta
 from equimind.lexicon.calendar import MONTH_ABBREVIATIONS, MONTHS
-from equimind.lexicon.companies import LEGAL_FORMS
+from equimind.query.identity import (
+    CompanyEntry,
+    DocFacts,
+    IdentityModel,
+    Registrants,
+    RegistrantTickers,
+    alias_pattern,
+    company_aliases,
+    name_key,
+    short_name,
+)
 
 if TYPE_CHECKING:
     from equimind.store.docstore import DocStore
 
-# Trailing words an alias drops: the legal forms, and the generic business words a name ends in ("Meta Platforms",
-# "Cisco Systems", "Yum! Brands") that users leave out; a two-letter state tag ("/DE") and ".com" go too.
-_ALIAS_SUFFIXES = LEGAL_FORMS | frozenset({"companies", "platforms", "technologies", "systems", "international",
-                                           "brands", "enterprises", "the"})
-_SUFFIXES = re.compile(
-    rf"(?:[,\s&]+(?:{'|'.join(sorted(_ALIAS_SUFFIXES, key=lambda w: (-len(w), w)))})\.?)+$|/[a-z]{{2}}$|\.com\b",
-    re.IGNORECASE,
-)
 _YEAR = re.compile(r"(?<![\d$.,])(?:FY\s?|fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})(?!\d|[,.]\d)", re.IGNORECASE)
 _DATE_BEFORE = re.compile(rf"\b(?:{'|'.join((*MONTHS, *MONTH_ABBREVIATIONS))})\.?\s+(?:\d{{1,2}},?\s+)?$",
                           re.IGNORECASE)
 _SHORT_FY = re.compile(r"\bFY\s?'?(\d{2})\b", re.IGNORECASE)
-_COMMON_WORDS = frozenset(
-    ["block", "target", "apple", "visa", "gap", "square", "ball", "meta", "oracle", "general", "best", "shell",
-     "ford", "progressive"]
-)
-
-
 _CLIPPED = re.compile(r"(?<![\w-])([A-Z][A-Za-z]{3,9})(?:'s)?(?![\w-])")
 _NAME_FILLERS = frozenset(["of", "and", "the"])
-
-
-def short_name(company: str | None) -> str:
-    """The company's name without legal suffixes ("American Express" for "American Express Co"), else ""."""
-    aliases = company_aliases(company)
-    return aliases[1] if len(aliases) > 1 else aliases[0] if aliases else ""
 
 
 def name_words(company: str | None) -> tuple[str, ...]:
@@ -87,64 +77,6 @@ def clipped_tokens(question: str) -> list[str]:
     return [t.lower() for t in _CLIPPED.findall(question) if t.isupper() or any(c.isupper() for c in t[1:])]
 
 
-@dataclass(frozen=True)
-class DocFacts:
-    """What the parser may know about one stored document."""
-
-    doc_id: str
-    company: str | None
-    ticker: str | None
-    fiscal_year: int | None
-
-    @classmethod
-    def of(cls, doc: Document) -> DocFacts:
-        return cls.from_parts(doc.id, doc.company, doc.ticker, dict(doc.meta), doc.period_end, doc.filed_at)
-
-    @classmethod
-    def of_ref(cls, ref: DocumentRef, meta: dict[str, str]) -> DocFacts:
-        return cls.from_parts(ref.doc_id, ref.company, ref.ticker, meta, ref.period_end, ref.filed_at)
-
-    @classmethod
-    def from_parts(cls, doc_id: str, company: str | None, ticker: str | None, meta: dict[str, str],
-                   period_end: date | None, filed_at: date | None) -> DocFacts:
-        year: int | None = None
-        if meta.get("fiscal_year", "").isdigit():
-            year = int(meta["fiscal_year"])
-        elif period_end is not None:
-            year = period_end.year
-        elif filed_at is not None:
-            year = filed_at.year
-        return cls(doc_id, company, ticker, year)
-
-
-def company_aliases(company: str | None) -> tuple[str, ...]:
-    """Names a user would call the company by: the full name and the name without legal suffixes."""
-    if not company:
-        return ()
-    name = " ".join(company.replace("\u2019", "'").split())
-    short = name
-    while (stripped := _SUFFIXES.sub("", short).strip(" ,.&")) != short:
-        short = stripped
-    out = [name]
-    if short and short.lower() != name.lower():
-        out.append(short)
-    if short.isupper() and len(short) > 4:  # "NVIDIA", "WELLS FARGO" -> also "Wells Fargo"
-        out.append(short.title())
-    return tuple(dict.fromkeys(out))
-
-
-def _alias_pattern(alias: str) -> re.Pattern[str]:
-    # words may be separated by spaces or hyphens ("Coca-Cola" = "Coca Cola")
-    body = r"[\s-]+".join(re.escape(w) for w in re.split(r"[\s-]+", alias) if w)
-    pattern = rf"(?<![\w-]){body}(?:'s)?(?![\w-])"
-    one_word_common = re.search(r"[\s-]", alias) is None and alias.lower() in _COMMON_WORDS
-    if one_word_common:
-        # a proper noun: "Block" or "BLOCK", never "block"
-        return re.compile(rf"(?<![\w-])(?:{re.escape(alias[0].upper() + alias[1:])}|{re.escape(alias.upper())})"
-                          rf"(?:'s)?(?![\w-])")
-    return re.compile(pattern, re.IGNORECASE)
-
-
 def mentioned_years(text: str, today: date | None = None) -> set[int]:
     """Four-digit years and FY-prefixed two-digit years written in ``text``. A year that is part of a calendar date
     ("July 2025", "May 1, 2024") is not a fiscal year: NVIDIA's July 2025 quarter is in its fiscal 2026."""
@@ -156,11 +88,14 @@ def mentioned_years(text: str, today: date | None = None) -> set[int]:
 
 @dataclass(frozen=True)
 class ParsedQuery:
-    """A parsed filter and what set it: the named companies and the fiscal years that narrowed their documents."""
+    """A parsed filter and what set it: the named companies and the fiscal years that narrowed their documents.
+    ``ambiguous``: groups of companies (as in ``companies``) that one name in the query names equally; the filter
+    keeps them all, a caller that needs one company raises (``ambiguity_error``)."""
 
     spec: FilterSpec
     companies: tuple[str, ...]
     years: tuple[int, ...]
+    ambiguous: tuple[tuple[str, ...], ...] = ()
 
     def describe(self) -> str:
         if self.spec.is_empty():
@@ -170,53 +105,88 @@ class ParsedQuery:
         return (f"filter parsed from the query: {'; '.join(self.companies)}{period} "
                 f"({n} document{'s' if n != 1 else ''})")
 
+    def ambiguity_error(self) -> str | None:
+        """The message of the error a caller needing one company raises, or None when no name is ambiguous."""
+        if not self.ambiguous:
+            return None
+        listed = "; ".join(" or ".join(g) for g in self.ambiguous)
+        return f"the query could be about several stored companies: {listed}; pass --ticker to choose one"
+
+
+def company_entries(facts: Sequence[DocFacts], tickers: Mapping[str, str]) -> dict[str, CompanyEntry]:
+    """doc_id -> its company as the identity model reads it: keyed by ticker, else by name, else by document."""
+    groups: dict[str, tuple[str | None, list[str]]] = {}
+    doc_key: dict[str, str] = {}
+    for f in facts:
+        ticker = f.ticker or tickers.get(f.doc_id)
+        key = (ticker.upper() if ticker else "") or name_key(f.company or "") or name_key(f.registrant) or f.doc_id
+        doc_key[f.doc_id] = key
+        names = groups.setdefault(key, (ticker, []))[1]
+        names += [n for n in f.names() if n not in names]
+    entries = {k: CompanyEntry(k, tuple(names), t) for k, (t, names) in groups.items()}
+    return {doc: entries[k] for doc, k in doc_key.items()}
+
 
 class QueryFilterParser:
     """Builds FilterSpecs from question text, using a fixed set of stored documents' facts. ``tickers`` (doc_id ->
-    ticker) names the ticker of documents that carry none (``company_identity.registrant_tickers``)."""
+    ticker) names the ticker of documents that carry none (``company_identity.registrant_tickers``);
+    ``ticker_names`` (the SEC map, ticker -> registrant name; else the map ``tickers`` was joined from) gives the
+    registrant names a leading word must not start (``query/identity.py``)."""
 
-    def __init__(self, facts: Iterable[DocFacts], tickers: Mapping[str, str] | None = None) -> None:
+    def __init__(self, facts: Iterable[DocFacts], tickers: Mapping[str, str] | None = None,
+                 ticker_names: Mapping[str, str] | None = None) -> None:
         self.facts = tuple(facts)
-        patterns: dict[str, list[re.Pattern[str]]] = {}
-        for f in self.facts:
-            pats = [_alias_pattern(a) for a in company_aliases(f.company)]
-            ticker = f.ticker or (tickers or {}).get(f.doc_id)
-            if ticker:
-                pats.append(re.compile(rf"(?<![\w$-]){re.escape(ticker.upper())}(?![\w-])"))
-            patterns[f.doc_id] = pats
-        self._patterns = patterns
+        registrants = Registrants(ticker_names) if ticker_names is not None else \
+            tickers.registrants if isinstance(tickers, RegistrantTickers) else None
+        self._entry = company_entries(self.facts, tickers or {})
+        self.identity = IdentityModel({e.key: e for e in self._entry.values()}.values(), registrants)
         self._words = {f.doc_id: words for f in self.facts if len(words := name_words(f.company)) >= 2}
 
     @classmethod
-    def from_documents(cls, docs: Iterable[Document]) -> QueryFilterParser:
-        return cls(DocFacts.of(d) for d in docs)
+    def from_documents(cls, docs: Iterable[Document], ticker_names: Mapping[str, str] | None = None) -> \
+            QueryFilterParser:
+        return cls((DocFacts.of(d) for d in docs), ticker_names=ticker_names)
+
+    def _named(self, question: str) -> tuple[list[DocFacts], tuple[tuple[str, ...], ...]]:
+        keys, groups = self.identity.named(question)
+        clipped = clipped_tokens(question)
+        named = [f for f in self.facts if self._entry[f.doc_id].key in keys
+                 or any(is_clipped_form(t, self._words.get(f.doc_id, ())) for t in clipped)]
+        return named, groups
 
     def companies(self, question: str) -> list[DocFacts]:
         """Documents whose company (or ticker, or a clipped form of its name) the question names."""
-        clipped = clipped_tokens(question)
-        return [f for f in self.facts if any(p.search(question) for p in self._patterns[f.doc_id])
-                or any(is_clipped_form(t, self._words.get(f.doc_id, ())) for t in clipped)]
+        return self._named(question)[0]
 
     def parse(self, question: str) -> FilterSpec:
         """The filter the question's own words imply (empty when it names no stored company)."""
         return self.explain(question).spec
 
     def explain(self, question: str) -> ParsedQuery:
-        """The filter with the companies and years that set it."""
-        named = self.companies(question)
+        """The filter with the companies and years that set it, and the names that name several companies."""
+        named, groups = self._named(question)
         if not named:
             return ParsedQuery(FilterSpec(), (), ())
         years = mentioned_years(question)
         narrowed = [f for f in named if f.fiscal_year in years] if years else []
         chosen = narrowed or named
-        companies = tuple(sorted({f.company or f.ticker or f.doc_id for f in chosen}))
+        companies = tuple(sorted({_label(f) for f in chosen}))
         used_years = tuple(sorted({f.fiscal_year for f in narrowed if f.fiscal_year is not None}))
-        return ParsedQuery(FilterSpec(doc_ids=tuple(sorted({f.doc_id for f in chosen}))), companies, used_years)
+        labels = {k: sorted({_label(f) for f in named if self._entry[f.doc_id].key == k}) for g in groups for k in g}
+        ambiguous = tuple(tuple(sorted({lb for k in g for lb in labels[k][:1]})) for g in groups)
+        return ParsedQuery(FilterSpec(doc_ids=tuple(sorted({f.doc_id for f in chosen}))), companies, used_years,
+                           tuple(g for g in ambiguous if len(g) > 1))
+
+
+def _label(f: DocFacts) -> str:
+    return f.company or f.registrant or f.ticker or f.doc_id
 
 
 class StoreFilterParser:
     """A QueryFilterParser over a docstore's indexed documents, rebuilt when the indexed set changes. ``tickers``
-    gives ticker-less documents their registrant's ticker (``Services`` joins them with the SEC ticker map)."""
+    gives ticker-less documents their registrant's ticker (``Services`` joins them with the SEC ticker map). A
+    document stored before ingest recorded its identity (``registrant_name`` / ``short_names`` meta) has it read
+    from the first characters of its text, once per document (ids name one text forever)."""
 
     def __init__(self, docstore: DocStore,
                  tickers: Callable[[Sequence[DocFacts]], Mapping[str, str]] | None = None) -> None:
@@ -224,6 +194,7 @@ class StoreFilterParser:
         self._tickers = tickers
         self._stamp: str | None = None
         self._parser: QueryFilterParser | None = None
+        self._identities: dict[str, FilingIdentity] = {}
         self._lock = threading.Lock()
 
     def parser(self) -> QueryFilterParser:
@@ -231,10 +202,23 @@ class StoreFilterParser:
         with self._lock:
             if self._parser is None or stamp != self._stamp:
                 rows = self.docstore.list_documents_with_meta(status="indexed")
-                facts = [DocFacts.of_ref(ref, meta) for ref, meta in rows]
+                facts = [self._with_identity(DocFacts.of_ref(ref, meta), meta) for ref, meta in rows]
                 self._parser = QueryFilterParser(facts, self._tickers(facts) if self._tickers else None)
                 self._stamp = stamp
             return self._parser
 
+    def _with_identity(self, facts: DocFacts, meta: dict[str, str]) -> DocFacts:
+        if has_identity_meta(meta):
+            return facts
+        if facts.doc_id not in self._identities:
+            head = self.docstore.get_text_spans([(facts.doc_id, 0, IDENTITY_CHARS)])
+            self._identities[facts.doc_id] = filing_identity(head[0] if head else "")
+        ident = self._identities[facts.doc_id]
+        return replace(facts, registrant=ident.registrant, short_names=ident.short_names)
+
     def explain(self, question: str) -> ParsedQuery:
         return self.parser().explain(question)
+
+
+__all__ = ["DocFacts", "ParsedQuery", "QueryFilterParser", "StoreFilterParser", "alias_pattern", "clipped_tokens",
+           "company_aliases", "is_clipped_form", "mentioned_years", "name_words", "short_name"]
