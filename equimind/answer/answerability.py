@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import Stemmer
 
+from equimind.answer.exhibits import stored_exhibit_note, with_note
 from equimind.answer.term_index import DocTerms, PassageMatch, ScopeStats, document_terms, scope_stats
 from equimind.core.search import EvidenceNode
 from equimind.core.timeguard import filter_dated
@@ -155,6 +156,9 @@ class AnswerabilityCheck:
         stems = [t.stem for t in analysis.terms]
         alternatives = stem_alternatives(stems, self._stem)
         verdict = judge(analysis, scope_stats(docs, stems, analysis.names, alternatives), [s.key for s in scope])
+        if not verdict.answerable:  # the filing's substance in an exhibit not stored (answer/exhibits.py)
+            verdict = replace(verdict, reason=with_note(verdict.reason or verdict.rule,
+                                                        stored_exhibit_note(self.docstore, subject.doc_ids)))
         if evidence and stems:
             sets = stem_sets([n.text for n in evidence], self._stem)
             verdict = _with_evidence(verdict, max(len(set(stems) & s) for s in sets))

@@ -174,13 +174,25 @@ class BodyKind(StrEnum):
 
 
 @dataclass(frozen=True)
+class RawExhibit:
+    """One exhibit filed with a filing (e.g. EX-13, the annual report a 10-K incorporates by reference), raw."""
+
+    document_type: str  # as the filing index types it: "EX-13", "EX-13.1", "EX-99.2"
+    document: str  # its file name in the filing's folder
+    description: str  # the filing index's description ("2024 Annual Report to Shareholders"), may be empty
+    url: str
+    body: str
+
+
+@dataclass(frozen=True)
 class RawFiling:
     """One filing as its source has it, before parsing: provenance, the raw body and the source's own meta pairs.
 
     ``equimind.ingest.documents.to_document`` parses ``body`` and builds the Document from these fields (its id is
     ``Document.make_id(source_key, parsed text)``). ``name`` (file path or URL) names the filing in errors.
     ``declared_fiscal`` False: the fiscal year is already known (file name or caller's metadata), so the fiscal
-    year / period the document declares is not recorded."""
+    year / period the document declares is not recorded. ``exhibits``: the exhibits of the filing the source fetched
+    with it (``ingest/exhibits.py`` appends them to the text as labelled sections)."""
 
     source_key: str
     ticker: str | None
@@ -198,6 +210,7 @@ class RawFiling:
     name: str
     meta: tuple[tuple[str, str], ...] = ()  # corpus_path, accession, primary_document, doc_name, file, ...
     declared_fiscal: bool = True
+    exhibits: tuple[RawExhibit, ...] = ()  # exhibits fetched with it (a 10-K's EX-13), appended when parsed
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,9 @@
 """Live 10-K / 10-Q / 8-K primary documents from SEC EDGAR as raw filing records (``RawFiling``), not parsed.
 
 Uses the polite SEC client (identity, rate limit, retries, on-disk cache) for the filing index and the download.
+A 10-K comes with the exhibits it carries its substance in (EX-13, the annual report to shareholders:
+``sources/sec_exhibits.py``); an exhibit that cannot be had is yielded as its own SourceFailure and the 10-K is
+still yielded, without it.
 ``equimind.ingest.documents`` parses the records with the same HTML parser as the snapshot's, so a filing has the
 same canonical text and the same source key (``sec:{cik}:{accession}``) whichever way it arrived.
 """
@@ -12,8 +15,9 @@ from datetime import date
 
 from equimind.core.documents import Origin, Source
 from equimind.core.errors import EquiMindError
-from equimind.sources.base import BodyKind, FilingRef, RawFiling, SourceFailure
+from equimind.sources.base import BodyKind, FilingRef, RawExhibit, RawFiling, SourceFailure
 from equimind.sources.sec_edgar import SecEdgarClient
+from equimind.sources.sec_exhibits import fetch_exhibits
 
 
 def live_filing_records(client: SecEdgarClient, tickers: Sequence[str], forms: Sequence[str], *,
@@ -31,16 +35,18 @@ def live_filing_records(client: SecEdgarClient, tickers: Sequence[str], forms: S
                 except EquiMindError as exc:
                     yield SourceFailure(source=ref.url or ref.accession, error=str(exc))
                     continue
-                yield filing_record(ref, html)
+                exhibits, failures = fetch_exhibits(client, ref)
+                yield from failures
+                yield filing_record(ref, html, exhibits)
 
 
-def filing_record(ref: FilingRef, html: str) -> RawFiling:
-    """The raw record of a downloaded primary document."""
+def filing_record(ref: FilingRef, html: str, exhibits: tuple[RawExhibit, ...] = ()) -> RawFiling:
+    """The raw record of a downloaded primary document (with the exhibits fetched with it)."""
     period = f", period ending {ref.period_end.isoformat()}" if ref.period_end else ""
     return RawFiling(
         source_key=f"sec:{ref.cik}:{ref.accession}", ticker=ref.ticker, cik=ref.cik, company=ref.company,
         source=Source.SEC_EDGAR, origin=Origin.LIVE, form=ref.form, filed_at=ref.filed, period_end=ref.period_end,
         url=ref.url, title=f"{ref.company or ref.ticker} {ref.form} filed {ref.filed.isoformat()}{period}",
         body=html, kind=BodyKind.HTML, name=ref.url or ref.accession,
-        meta=(("accession", ref.accession), ("primary_document", ref.primary_document)),
+        meta=(("accession", ref.accession), ("primary_document", ref.primary_document)), exhibits=exhibits,
     )
