@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import Stemmer
 
 from equimind.answer.answerability import AnswerabilityCheck
+from equimind.answer.exhibits import company_exhibit_note, with_note
 from equimind.answer.figures import FigureAnswerer
 from equimind.answer.record import Answer, AnswerSentence, PassageRead, Refusal, RefusalReason, Support
 from equimind.answer.similarity import UnitSimilarity
@@ -147,7 +148,9 @@ class Answerer:
                           degraded=degraded)
         failed = next(s for s in sides if not s.sentences)
         reason = failed.reason or RefusalReason.NO_PASSAGES
-        refusal = Refusal(reason=reason, message=_refusal_message(q, failed, passages), missing=list(q.leftover),
+        note = company_exhibit_note(self.docstore, failed.trace.get("side") or base["ticker"], base["as_of"])
+        refusal = Refusal(reason=reason, message=with_note(_refusal_message(q, failed, passages), note),
+                          missing=list(q.leftover),
                           searched={"passages": len(passages),
                                     "documents": len({p.doc_id for p in passages})})
         support = Support.PARTIAL if answered else Support.REFUSED
@@ -156,7 +159,8 @@ class Answerer:
 
 
 def _refusal_message(q: QuestionAnalysis, side: Side, passages: Sequence[PassageRead]) -> str:
-    forms = sorted({f"{p.ticker} {p.form} filed {p.filed_at}" for p in passages})
+    forms = sorted({" ".join(x for x in (p.ticker, p.form, f"filed {p.filed_at}" if p.filed_at else "") if x)
+                    for p in passages})  # a local PDF carries no ticker or filing date: none is printed
     where = "; ".join(forms) or "no passages"
     return (f"not found: {side.note}. Searched {len(passages)} passages ({where}). Missing: a "
             f"{q.value_kind.value} answering '{q.ask.ask}'. Ingest the filing that reports it (equimind ingest) "

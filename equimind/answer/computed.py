@@ -18,6 +18,10 @@ and the averages of opening and closing balances that return and turnover ratios
   outstanding = 365 x average accounts receivable / revenue;
 * balance-sheet ratios at t: current ratio ("working capital ratio") = current assets / current liabilities;
   working capital = current assets - current liabilities; debt to equity = total debt / stockholders' equity;
+  quick ratio ("acid-test") = (current assets - inventories) / current liabilities; operating cash flow ratio =
+  operating cash flow / current liabilities;
+* cash conversion cycle = days inventory outstanding + days sales outstanding - days payable outstanding, each
+  over average balances and a 365-day year, payables over cost of revenue;
 * effective tax rate = income tax expense / income before income taxes; dividend payout ratio = dividends paid /
   net income; free cash flow = operating cash flow - capital expenditures; EBITDA = operating income + D&A.
 
@@ -40,7 +44,7 @@ from equimind.answer.lines import LineValue
 from equimind.answer.record import AnswerFigure, AnswerSentence, Method, StatedValue
 from equimind.answer.values import in_asked_scale, scale_word
 from equimind.lexicon.concepts import METRICS, MetricSpec
-from equimind.lexicon.formulas import ABSOLUTE, DAYS, PERCENT, TIMES, Formula, FormulaMatch, Line
+from equimind.lexicon.formulas import ABSOLUTE, DAYS, PERCENT, SPAN_GROWTH, TIMES, Formula, FormulaMatch, Line
 
 _METRICS = {m.key: m for m in METRICS}
 
@@ -98,6 +102,8 @@ def compute(match: FormulaMatch, years: Sequence[int], company: str, ticker: str
     ``Computed.sentence`` None with the missing input named when a line is not found."""
     f = match.formula
     t = max(years)
+    if f.key in SPAN_GROWTH:
+        return _cagr(match, years, company, ticker, lookup, decimals)
     if each_year and len(set(years)) > 1 and not match.average_years:
         return _each_year(match, sorted(set(years)), company, ticker, lookup, decimals, asked_scale)
     span = list(range(min(years), t + 1)) if match.average_years and len(years) > 1 else [t]
@@ -201,3 +207,39 @@ def trend(match: FormulaMatch, years: Sequence[int], company: str, ticker: str, 
     text = (f"{'Yes' if yes else 'No'}: {company}'s {f.name} {moved} from {a.values[0].text} in fiscal {first} to "
             f"{b.values[0].text} in fiscal {last} ({_change(f, vb - va, decimals, asked_scale)}){how}")
     return _years_sentence(text, ticker, (first, last), sentences, reason)
+
+
+def _cagr(match: FormulaMatch, years: Sequence[int], company: str, ticker: str, lookup: LineLookup,
+          decimals: int | None) -> Computed:
+    """Compound annual growth of the formula's line from the first to the last year the ask names ("FY2019 to
+    FY2021"), or over the number of years it states before the one year it names ("the 2-year CAGR to FY2021"):
+    (end / start) ^ (1 / years) - 1, both ends cited."""
+    f = match.formula
+    end = max(years)
+    start = min(years) if len(set(years)) > 1 else end - (match.span_years or 0)
+    if start >= end:
+        return Computed(None, f"{f.name}: the ask names one fiscal year and no span of years to grow over")
+    metric = _METRICS[f.lines[0][0]]
+    got = {y: lookup(metric, y, end) for y in (start, end)}
+    missing = [y for y, lv in got.items() if lv is None]
+    if missing:
+        return Computed(None, f"{f.name}: no {metric.name.lower()} for fiscal {missing[0]} found")
+    a, b = got[start], got[end]
+    assert a is not None and b is not None
+    if a.value <= 0 or b.value <= 0:
+        return Computed(None, f"{f.name}: a compound growth rate needs positive values at both ends")
+    n = end - start
+    value = ((b.value / a.value) ** (1 / n) - 1) * 100
+    shown = format_figure(value, f, decimals, None)
+    text = (f"{company}'s {metric.name.lower()} compound annual growth rate from fiscal {start} to fiscal {end} "
+            f"({n} year{'s' if n != 1 else ''}) was {shown}, computed as {f.text} from its reported lines "
+            f"({metric.name.lower()} fiscal {start} {_amount(a.value)}; fiscal {end} {_amount(b.value)}).")
+    period = f"fiscal {start}-{end}"
+    fig = AnswerFigure(name=f.name, value=value, unit=f.unit, provenance={
+        "formula": f.text, "computed": True, "period": period, "inputs_from": sorted({a.source, b.source}),
+        "inputs": [{"line": lv.figure.name, "fiscal_year": y, "value": lv.value, **lv.figure.provenance}
+                   for y, lv in ((start, a), (end, b))]})
+    sentence = AnswerSentence(text=text, method=Method.COMPUTED, subject=ticker,
+                              quotes=list(dict.fromkeys([*a.quotes, *b.quotes])), figures=[fig, a.figure, b.figure],
+                              values=[StatedValue(text=shown, number=value, unit=f.unit, period=period)])
+    return Computed(sentence, f"computed {f.name} from {' and '.join(sorted({a.source, b.source}))} lines")

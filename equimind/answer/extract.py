@@ -26,28 +26,30 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from equimind.answer.record import AnswerSentence, Method, StatedValue
-from equimind.answer.units import Span, Unit, UnitKind, cells, unit_quotes
+from equimind.answer.rows import is_contents_row, names_metric, row_values
+from equimind.answer.units import Unit, UnitKind, cells, unit_quotes
 from equimind.answer.values import (
     in_asked_scale,
+    is_change,
     needs_value,
-    percents,
     scale_word,
     table_scale,
     values_of,
 )
 from equimind.core.documents import sha256_hex
+from equimind.core.tunables import Tunable, register, tuned
 from equimind.lexicon.amounts import SCALES
 from equimind.lexicon.calendar import MONTHS
-from equimind.lexicon.concepts import LINE_QUALIFIERS, METRIC_VERBS
+from equimind.lexicon.concepts import METRIC_VERBS
 from equimind.lexicon.injection import is_instruction
 from equimind.lexicon.text import TOKEN
 from equimind.lexicon.vocabulary import Term, content_terms, either_pairs
 from equimind.query.analysis import stem_sets
 from equimind.query.kinds import AnswerKind
 from equimind.query.periods import PeriodKind, find_periods
-from equimind.query.question import QuestionAnalysis
+from equimind.query.question import GROWTH_WORDS, QuestionAnalysis
 
-MIN_COVERAGE = 0.5
+MIN_COVERAGE = register(Tunable("answer.min_term_coverage", 0.5, (0.34, 0.5, 0.67), "term share to qualify")).name
 MIN_SIMILARITY = 0.5  # ... or this question-unit cosine (``answer.similarity``) with MIN_COVERAGE_WITH_MEANING
 MIN_COVERAGE_WITH_MEANING = 0.2
 SIMILARITY_WEIGHT = 1.0  # the cosine adds to the score as coverage does: two signals on one 0-1 scale
@@ -77,7 +79,7 @@ class Scored:
     def qualifies(self) -> bool:
         """Enough of the question's terms, or (with the embedding model) a meaning close to the question's and
         some of its terms."""
-        if self.coverage >= MIN_COVERAGE:
+        if self.coverage >= tuned(MIN_COVERAGE):
             return True
         return (self.similarity is not None and self.similarity >= MIN_SIMILARITY
                 and self.coverage >= MIN_COVERAGE_WITH_MEANING)
@@ -126,42 +128,6 @@ def _idf(sets: Sequence[frozenset[str]], terms: Sequence[Term]) -> dict[Term, fl
     return {t: math.log((n + 1) / (sum(1 for u in sets if holds_term(t, u)) + 0.5)) for t in terms}
 
 
-def _year_column(header: Span | None, row: Span, year: int | None) -> tuple[int, str] | None:
-    """(cell index, header cell) of the column of ``year``, else the first numeric column."""
-    if header is None:
-        return None
-    head, body = cells(header.text), cells(row.text)
-    if len(head) != len(body):
-        return None
-    numeric = [i for i, c in enumerate(body) if i > 0 and any(ch.isdigit() for ch in c)]
-    if year is not None:
-        hit = [i for i in numeric if str(year) in head[i]]
-        if hit:
-            return hit[0], head[hit[0]]
-    return (numeric[0], head[numeric[0]]) if numeric else None
-
-
-def _row_values(q: QuestionAnalysis, u: Unit, year: int | None) -> tuple[StatedValue, ...]:
-    col = _year_column(u.header, u.span, year)
-    scale = table_scale(u.scale_context)
-    if q.value_kind is AnswerKind.COUNT and scale != 1.0 and "share" not in u.context.lower():
-        return ()  # a table "(In millions)" of money: its numbers are amounts, not counts
-    if col is None:
-        return tuple(values_of(q.value_kind, u.span.text, scale=scale, question_words=q.question.split()))
-    i, head = col
-    cell = cells(u.span.text)[i]
-    # a statement prints "$" on its first and total rows only: under a unit line ("(In millions)") a row's numbers
-    # are money unless the row counts shares
-    has_money = "$" in cell or "$" in u.span.text or (
-        scale != 1.0 and q.value_kind is AnswerKind.AMOUNT and "share" not in cells(u.span.text)[0].lower())
-    found = values_of(q.value_kind, f"${cell}" if has_money and "$" not in cell else cell, scale=scale,
-                      question_words=q.question.split())
-    if not found and q.value_kind is AnswerKind.PERCENT:  # "| R&D | $31,370 | 5% | ...": the row's change column
-        found = [v.model_copy(update={"period": f"change in {head}"}) for v in percents(u.span.text)][:1]
-        return tuple(found)
-    return tuple(v.model_copy(update={"period": head}) for v in found)
-
-
 def _asked_year(q: QuestionAnalysis) -> int | None:
     for p in q.periods:
         if p.fiscal_year:
@@ -182,6 +148,9 @@ def period_ok(q: QuestionAnalysis, s: Scored, docs: DocPeriods) -> bool:
     is answered by a unit that dates it in that month or names its year: otherwise it is a near miss, and a near
     miss is "not found"."""
     year = _asked_year(q)
+    if year is not None and q.value_kind is AnswerKind.NAME:  # "which acquisitions ... in fiscal 2025": a sentence
+        named = unit_years(s.unit.span.text)  # dating its event in other years only is about another period (a
+        return not named or bool(named & {year - 1, year})  # fiscal year spans at most two calendar years)
     if year is None or q.value_kind not in (AnswerKind.AMOUNT, AnswerKind.COUNT, AnswerKind.PERCENT):
         return True
     text = (s.values[0].period or "") if s.unit.kind is UnitKind.ROW and s.values else s.unit.span.text
@@ -212,8 +181,8 @@ COMPARED_WITH = re.compile(r"\b(?:(?:as )?compared (?:to|with)|versus|relative t
 
 def names_month(text: str, month: int, year: int) -> bool:
     """``text`` dates something in ``month`` of ``year`` ("In May 2024", "On August 26, 2025")."""
-    name = MONTHS[month - 1]
-    return re.search(rf"(?i)\b{name[:3]}[a-z]*\.?\s+(?:\d{{1,2}},?\s+)?{year}\b", text) is not None
+    name = MONTHS[month - 1] if 1 <= month <= 12 else None  # no month outside the calendar is named
+    return name is not None and re.search(rf"(?i)\b{name[:3]}[a-z]*\.?\s+(?:\d{{1,2}},?\s+)?{year}\b", text) is not None
 
 
 def unit_years(text: str) -> set[int]:
@@ -225,6 +194,15 @@ def unit_years(text: str) -> set[int]:
         if year is not None:
             out.add(year)
     return out
+
+
+def _sentence_values(q: QuestionAnalysis, text: str, not_names: frozenset[str], level: bool
+                     ) -> tuple[StatedValue, ...]:
+    """The values of the asked type a sentence states, less a name that is no name and a change when a level is
+    asked. (A count need not be written before the ask's own word: "people" asked, "employees" written; a count
+    that is, ranks first: ``COUNTED_BONUS``.)"""
+    return tuple(v for v in values_of(q.value_kind, text, question_words=q.question.split())
+                 if v.text not in not_names and not (level and is_change(text, v)))
 
 
 def _counted(q: QuestionAnalysis, s: Scored, stem: Any) -> bool:
@@ -248,24 +226,6 @@ def _names_head(q: QuestionAnalysis, text: str) -> bool:
     return any(m.group(1).lower() not in asked for m in re.finditer(pattern, text, re.I) if m.group(1)[0].isupper())
 
 
-def _label_words(text: str) -> str:
-    return " ".join(re.findall(r"[a-z0-9&]+", text.lower()))
-
-
-def names_metric(q: QuestionAnalysis, label: str) -> bool:
-    """A row's label is the asked metric's line item: one of the metric's phrases, alone or after the qualifiers a
-    statement puts before a line ("Total assets", "Merchandise inventories", "Total net sales"), with any
-    punctuation; "Cost of sales" is not "sales"."""
-    if q.metric is None:
-        return False
-    words = _label_words(label).split()
-    for phrase in (_label_words(x).split() for x in q.metric.metric.phrases):
-        n = len(phrase)
-        if n and words[-n:] == phrase and set(words[:-n]) <= LINE_QUALIFIERS:
-            return True
-    return False
-
-
 def score_units(q: QuestionAnalysis, units: Sequence[Unit], stem: Any,
                 similarity: Sequence[float] | None = None,
                 groups: Sequence[Sequence[str]] = (), not_names: frozenset[str] = frozenset()) -> list[Scored]:
@@ -284,6 +244,8 @@ def score_units(q: QuestionAnalysis, units: Sequence[Unit], stem: Any,
     optional = [t for t in terms if set(t.stems) <= cue]
     required = (total - sum(idf[t] for t in optional)) if len(optional) < len(terms) else 0.0
     year = _asked_year(q)
+    # a level asked ("what were X revenues"), not a change: an amount written after "increased" is not its value
+    level = q.value_kind is AnswerKind.AMOUNT and not (GROWTH_WORDS & set(TOKEN.findall(q.ask.ask.lower())))
     out: list[Scored] = []
     sims = list(similarity) if similarity is not None else [None] * len(units)
     for u, s, sim in zip(units, sets, sims, strict=True):
@@ -294,15 +256,14 @@ def score_units(q: QuestionAnalysis, units: Sequence[Unit], stem: Any,
         bonus = PERIOD_BONUS if year is not None and year in unit_years(u.context) else 0.0
         label_share = 0.0
         if u.kind is UnitKind.ROW:
-            vals = _row_values(q, u, year)
+            vals = row_values(q, u, year)
             first = cells(u.span.text)[0]
             label = stem_sets([first], stem)[0]
             label_share = sum(w for t, w in idf.items() if holds_term(t, label)) / total
             bonus += LABEL_BONUS * label_share
             bonus += METRIC_ROW_BONUS if names_metric(q, first) else 0.0
         else:
-            vals = tuple(v for v in values_of(q.value_kind, u.span.text, question_words=q.question.split())
-                         if v.text not in not_names)
+            vals = _sentence_values(q, u.span.text, not_names, level)
             bonus += HEAD_NAME_BONUS if _names_head(q, u.span.text) else 0.0
         if sim is not None:
             bonus += SIMILARITY_WEIGHT * sim
@@ -313,20 +274,9 @@ def score_units(q: QuestionAnalysis, units: Sequence[Unit], stem: Any,
     return out
 
 
-CONTENTS_ROW = re.compile(r"^\s*\|?\s*(part\s+[ivx]+|item\s+\d+[a-z]?)\b", re.I)
-
-
-def is_contents_row(u: Unit) -> bool:
-    """A table-of-contents or exhibit-index row ("| Item 1B. | Unresolved Staff Comments | 49 |") names where a
-    topic is, never a value: it is not an answer."""
-    if u.kind is not UnitKind.ROW:
-        return False
-    head = u.header.text.lower() if u.header is not None else ""
-    return (CONTENTS_ROW.search(u.span.text) is not None or "page" in cells(head)[-1:]
-            or any(w in head for w in ("exhibit", "incorporated by reference")))
-
-
-def _sentence_text(s: Scored, asked: float | None = None) -> str:
+def _sentence_text(s: Scored, asked: float | None = None, outflow: bool = False) -> str:
+    """A unit as the answer states it: a sentence as written; a row as "label: value (period)", the value in the
+    unit the question asked, and an outflow asked for (``QuestionAnalysis.outflow``) stated positive."""
     u = s.unit
     if u.kind is UnitKind.SENTENCE:
         return u.span.text.strip()
@@ -339,7 +289,12 @@ def _sentence_text(s: Scored, asked: float | None = None) -> str:
         period = TABLE_SCALE_NOTE.sub("", v.period or "").strip()
         printed = f"{v.text}{unit}"
         shown = SCALES[word.group(0).lower()] if word else scale
-        if asked is not None and v.unit == "USD" and v.number is not None and asked != shown:
+        negative = v.number is not None and (v.number < 0 or "(" in v.text)  # "(1,577)": a negative as printed
+        if outflow and v.unit == "USD" and negative and v.number is not None:
+            to = asked or shown
+            size = in_asked_scale(abs(v.number), to) if scale_word(to) else f"${abs(v.number):,.0f}"
+            printed = f"{size} (an outflow, printed: {printed})"
+        elif asked is not None and v.unit == "USD" and v.number is not None and asked != shown:
             printed = f"{in_asked_scale(v.number, asked)} (printed: {printed})"  # the unit the question asked
         return f"{label}: {printed}{f' ({period})' if period else ''}."
     return f"{label}: {' | '.join(cells(u.span.text)[1:])}."
@@ -370,8 +325,8 @@ def extract(q: QuestionAnalysis, units: Sequence[Unit], texts: dict[str, str], s
         chosen += [s for s in usable[1:MAX_SENTENCES] if s.score >= SECOND_SENTENCE_SHARE * usable[0].score
                    and s.unit.kind is usable[0].unit.kind  # a form's label row does not follow a sentence
                    and s.unit.span.text.strip() != usable[0].unit.span.text.strip()]  # nor the same words again
-    sentences = tuple(AnswerSentence(text=_sentence_text(s, q.scale), method=Method.EXTRACTIVE, subject=subject,
-                                     quotes=unit_quotes(s.unit, sha256_hex(texts[s.unit.doc_id])),
+    sentences = tuple(AnswerSentence(text=_sentence_text(s, q.scale, q.outflow), method=Method.EXTRACTIVE,
+                                     subject=subject, quotes=unit_quotes(s.unit, sha256_hex(texts[s.unit.doc_id])),
                                      values=list(s.values), score=round(s.score, 4)) for s in chosen)
     best = max((s.coverage for s in scored), default=0.0)
     return Extraction(sentences, len(qualifying), len(usable), len(units) - len(clean), best)

@@ -154,6 +154,11 @@ def cell_number(cell: str) -> float | None:
     return -value if "(" in raw or raw.lstrip("$ ").startswith("-") else value
 
 
+# Lines that are a company total: when its filing prints the label as often with two values (a segment's "Total
+# assets" table and the balance sheet), the larger is the company's.
+TOTAL_LINES = frozenset(["total_assets", "total_liabilities", "current_assets", "current_liabilities", "revenue"])
+
+
 @dataclass
 class StatementLines:
     """Lines from the statement rows of the company's filings (module docstring); ``docs``: doc id -> (fiscal year,
@@ -211,7 +216,9 @@ class StatementLines:
             if found:
                 counts = Counter(round(v, 2) for v, _, _ in found)
                 best = max(counts.values())
-                value, u, col = next(x for x in found if counts[round(x[0], 2)] == best)
+                tied = [x for x in found if counts[round(x[0], 2)] == best]
+                # a company total is never smaller than a segment's total printed under the same label
+                value, u, col = max(tied, key=lambda x: abs(x[0])) if metric.key in TOTAL_LINES else tied[0]
                 return self._line(metric, year, value, u, col, best, len(found))
         return None
 
@@ -228,19 +235,23 @@ class StatementLines:
 
 
 
-def line_sentence(lv: LineValue, ticker: str, asked_scale: float | None) -> AnswerSentence:
+def line_sentence(lv: LineValue, ticker: str, asked_scale: float | None, outflow: bool = False) -> AnswerSentence:
     """A statement line read for a reported-metric ask (``Answerer``: no XBRL for the company): "Net income:
-    $11,588 million (printed: 11,588, in millions) (2019)."; the row, header and unit quotes cite it."""
+    $11,588 million (printed: 11,588, in millions) (2019)."; the row, header and unit quotes cite it. ``outflow``: the
+    ask is for the size of an outflow (``QuestionAnalysis.outflow``), stated positive; the print stays as quoted."""
     prov = lv.figure.provenance
     scale = float(prov.get("scale") or 1.0)
     word = scale_word(scale)
+    number = abs(lv.value) if outflow else lv.value
     if not word:  # the filing states no unit for the table: the number as printed, never a guessed scale
-        shown = str(prov.get("cell"))
+        shown = str(prov.get("cell")).strip("()") if outflow else str(prov.get("cell"))
         printed = "the table states no unit"
     else:
-        shown = in_asked_scale(lv.value, asked_scale or 1e6)
+        shown = in_asked_scale(number, asked_scale or 1e6)
         printed = f"printed: {prov.get('cell')}, in {word}s"
+    if outflow and lv.value < 0:
+        printed += "; an outflow, printed negative"
     text = f"{prov.get('row')}: {shown} ({printed}) ({prov.get('column')})."
-    stated = StatedValue(text=shown, number=lv.value, unit="USD", period=str(prov.get("column")))
+    stated = StatedValue(text=shown, number=number, unit="USD", period=str(prov.get("column")))
     return AnswerSentence(text=text, method=Method.EXTRACTIVE, subject=ticker, quotes=list(lv.quotes),
                           figures=[lv.figure], values=[stated])

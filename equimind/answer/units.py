@@ -45,6 +45,8 @@ class Unit:
     caption: Span | None = None
     scale: Span | None = None  # the line above a table that states its unit ("(In millions)"), when it is not
     # the caption or the header (a statement's unit line sits at the top of the page, above column and section lines)
+    section: Span | None = None  # a row's sub-heading: the nearest label-only row above it in its table
+    # ("| Operating income (loss): | | |" over "| Google Cloud | 6,112 |")
 
     @property
     def context(self) -> str:
@@ -93,6 +95,27 @@ def table_header(text: str, row_start: int) -> tuple[Span | None, Span | None]:
         if pa == 0:
             break
     return header, caption
+
+
+SECTION_LOOKBACK = 60  # table lines searched above a row for its sub-heading
+
+
+def table_section(text: str, row_start: int, top: int) -> Span | None:
+    """The nearest row above ``row_start`` (not above ``top``, the table's header) whose cells after the label hold
+    no number: the sub-heading the row sits under ("Revenues:", "Operating income (loss):"), or None."""
+    a = row_start
+    for _ in range(SECTION_LOOKBACK):
+        if a <= top or a <= 0:
+            return None
+        pa, pb = _line_bounds(text, a - 1)
+        line = text[pa:pb]
+        if not line.startswith("|"):
+            return None
+        row = cells(line)
+        if not _SEPARATOR.match(line) and row[0] and not any(ch.isdigit() for c in row[1:] for ch in c):
+            return Span(pa, pb, line)
+        a = pa
+    return None
 
 
 SCALE_LOOKBACK = 1500  # characters above a table searched for its unit line (a statement page's top lines)
@@ -152,7 +175,7 @@ def passage_units(text: str, passage: PassageRead, rank: int) -> list[Unit]:
                 above = (b, header, caption, scale)
                 if header is not None:  # None: this line is the table's header row, not an answer
                     units.append(Unit(passage.doc_id, UnitKind.ROW, Span(a, b, line), passage, rank, header,
-                                      caption, scale))
+                                      caption, scale, table_section(text, a, header.end)))
         else:
             units.extend(Unit(passage.doc_id, UnitKind.SENTENCE, s, passage, rank) for s in _sentences(text, a, b))
         pos = b + 1
@@ -185,7 +208,7 @@ def document_rows(text: str, doc_id: str, rank: int, ticker: str | None = None) 
                 if header.start not in notes:
                     notes[header.start] = _table_scale_note(text, header, caption)
                 out.append(Unit(doc_id, UnitKind.ROW, Span(pos, b, text[pos:b]), p, rank, header, caption,
-                                notes[header.start]))
+                                notes[header.start], table_section(text, pos, header.end)))
     return out
 
 

@@ -63,14 +63,17 @@ def percents(text: str) -> list[StatedValue]:
     return [StatedValue(text=m.group(0), number=_number(m.group(1)), unit="%") for m in PERCENT.finditer(text)]
 
 
-def counts(text: str, scale: float = 1.0) -> list[StatedValue]:
+def counts(text: str, scale: float = 1.0, counted: str = "") -> list[StatedValue]:
     """Counts: a number with thousands separators or a scale word, or a plain number of 2+ digits that is not a
-    year, not money, not a percent and not part of a date."""
+    year, not money, not a percent and not part of a date; with ``counted`` (the word a "how many" ask counts in,
+    "GWh" in "how many GWh"), also a decimal written right before that word ("31.4 GWh")."""
     out: list[StatedValue] = []
     dated = [(m.start(), m.end()) for m in DATE.finditer(text)]
     for m in COUNT.finditer(text):
         raw, word = m.group(1), m.group(2)
-        if any(a <= m.start() < b for a, b in dated) or YEAR.match(raw) or ("." in raw and not word.strip()):
+        in_unit = bool(counted) and text[m.end():m.end() + len(counted) + 1].strip().lower() == counted.lower()
+        if any(a <= m.start() < b for a, b in dated) or YEAR.match(raw) or (
+                "." in raw and not word.strip() and not in_unit):
             continue
         if "," not in raw and not word.strip() and (len(raw) < 2 or REFERENCE.search(text[:m.start()])):
             continue
@@ -103,7 +106,7 @@ def values_of(kind: AnswerKind, text: str, *, scale: float = 1.0, question_words
     if kind is AnswerKind.AMOUNT:
         found = amounts(text, scale)
     elif kind is AnswerKind.COUNT:
-        found = counts(text, scale)
+        found = counts(text, scale, counted_word(question_words))
     elif kind is AnswerKind.PERCENT:
         found = percents(text)
     elif kind is AnswerKind.DATE:
@@ -113,6 +116,27 @@ def values_of(kind: AnswerKind, text: str, *, scale: float = 1.0, question_words
     else:
         return []
     return [v for v in found if v.text.lower() not in asked or kind is AnswerKind.NAME]
+
+
+def counted_word(question_words: Iterable[str]) -> str:
+    """The word a "how many" ask counts in ("GWh" in "How many GWh of storage ..."), "" when there is none."""
+    words = [w.strip("?,.;:()").lower() for w in question_words]
+    for i in range(len(words) - 2):
+        if words[i] == "how" and words[i + 1] == "many":
+            return words[i + 2]
+    return ""
+
+
+# A value written right after a verb of change is the change, not the level ("revenues increased $10.1 billion").
+CHANGE_BEFORE = re.compile(r"(?i)\b(?:increased|decreased|grew|rose|fell|declined|dropped|climbed|improved|"
+                           r"(?:was|were) (?:up|down))(?:\s+(?:by|of))?(?:\s+(?:approximately|about|nearly|almost|"
+                           r"over|roughly))?\s*$")
+
+
+def is_change(text: str, value: StatedValue) -> bool:
+    """``value`` is written in ``text`` right after a verb of change: a year-over-year change, not a level."""
+    i = text.find(value.text)
+    return i > 0 and CHANGE_BEFORE.search(text[max(0, i - 60):i]) is not None
 
 
 def needs_value(kind: AnswerKind) -> bool:

@@ -11,6 +11,7 @@ import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import date, timedelta
 from typing import Any
 
@@ -33,9 +34,10 @@ from equimind.embedding.rerank import unavailable_line
 from equimind.ingest.embed_format import EmbeddingStamp, parse_format, read_stamp, stamp_note
 from equimind.ingest.pipeline import IngestReport, Progress
 from equimind.memory.records import MemorySnapshot
-from equimind.query.parsed import DECISION_EXAMPLE, check_question
+from equimind.query.parsed import DECISION_EXAMPLE, ParsedQuestion, check_question
 from equimind.query.shape import ShapedQuery, shape_query
 from equimind.research.events import EventSink
+from equimind.retrieval.subject import company_of_hits
 from equimind.security.trace import Trace, Tracer
 
 log = logging.getLogger(__name__)
@@ -217,9 +219,27 @@ class EquiMindEngine:
         The question is parsed here, once (``query/parsed.py``), and the run reads the parse."""
         check_question(question)
         t = self.known_ticker(ticker) if ticker else None
-        parsed = self.services.question_parser.parse(question, as_of or date.today(), t)
+        parsed = self._parse_ask(question, as_of or date.today(), t)
         with self._first_answer(parsed.ticker):
-            return ResearchRun(self.services, parsed, on_event, search=self._loop_search).answer()
+            return ResearchRun(self.services, parsed, on_event, search=self._loop_search,
+                               product_search=lambda: self.search(question)).answer()
+
+    def _parse_ask(self, question: str, as_of: date, ticker: str | None) -> ParsedQuestion:
+        """The ask parsed; a question that names no company is asked of the company ``equimind search``'s top
+        passages come from, when they overwhelmingly do (``retrieval.subject``), and ``company_from`` says so."""
+        parser = self.services.question_parser
+        try:
+            return parser.parse(question, as_of, ticker)
+        except NotFoundError as exc:
+            if ticker is not None:
+                raise
+            found = company_of_hits(question, self.search(question).hits)
+            if found is None or found.ticker is None:
+                raise NotFoundError(f"{exc}; nor do the search's top passages come from one company "
+                                    "(run `equimind search` to see them)") from exc
+            return replace(parser.parse(question, as_of, found.ticker),
+                           company_from=f"{found.describe()} ({found.company or found.ticker}); pass --ticker to "
+                           "ask about another company")
 
     def _loop_search(self, text: str, flt: FilterSpec, shaped: ShapedQuery | None) -> SearchResult:
         return self._retrieve(text, flt, shaped, mode=None, top_k=self.settings.top_k)

@@ -4,13 +4,14 @@ the conclusion (compression, answerability, debate, memory) → the cited Recomm
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from equimind.analytics.market import MarketReport
 from equimind.answer.answerability import AnswerabilityCheck
 from equimind.answer.record import Answer
 from equimind.core.research import Figure, Recommendation
-from equimind.core.search import EvidenceNode
+from equimind.core.search import EvidenceNode, SearchResult
 from equimind.core.timeguard import filter_dated
 from equimind.debate.debate import DebateEngine
 from equimind.ingest.first_answer import CAPABILITY as DEFERRED
@@ -20,7 +21,7 @@ from equimind.research.conclude import Concluder
 from equimind.research.critic import CriticVerdict, RAGCriticAgent
 from equimind.research.events import Emitter, EventSink, ResearchStage
 from equimind.research.fetch import Fetcher
-from equimind.research.loop import ResearchLoop, SearchFn
+from equimind.research.loop import ResearchLoop, SearchFn, evidence_node
 from equimind.research.rewriter import QueryRewriter
 from equimind.research.state import RunState
 from equimind.retrieval.compressor import ContextCompressor
@@ -33,13 +34,14 @@ class ResearchRun:
     """Not reusable: one instance per research call (keeps the run's mutable state)."""
 
     def __init__(self, services: Services, question: ParsedQuestion, on_event: EventSink | None, *,
-                 search: SearchFn) -> None:
+                 search: SearchFn, product_search: Callable[[], SearchResult] | None = None) -> None:
         self.services = services
         self.settings = services.settings
         self.ask = question
         self.emit = Emitter(on_event)
         self.state = RunState()
         self._search = search
+        self._product_search = product_search  # ``equimind search`` of the question: what ``answer`` reads first
 
     def run(self) -> Recommendation:
         t_all = time.perf_counter()
@@ -51,6 +53,7 @@ class ResearchRun:
         answerability refusal (ADR 0006) applies first, a decision ask is refused with the command that rates it."""
         t_all = time.perf_counter()
         _, _, evidence = self._gather()
+        evidence = self._with_product_search(evidence)
         concluder = self._concluder()
         ask = concluder.rescope(self.ask, self.state.company)
         ans = concluder.direct_answer(ask, self.state, filter_dated(evidence, self.ask.as_of))
@@ -58,6 +61,21 @@ class ResearchRun:
         extra = [str(d) for d in self.state.degraded.items() if str(d) not in ans.degraded]
         return ans.model_copy(update={"degraded": [*ans.degraded, *extra], "timings_ms": dict(self.state.timings),
                                       "agentic_rag": [log.model_dump(mode="json") for log in self.state.logs]})
+
+    def _with_product_search(self, evidence: list[EvidenceNode]) -> list[EvidenceNode]:
+        """One retrieval for ``ask`` and ``search``: the hits ``equimind search`` returns for the question (its
+        company and fiscal-year filter, in its rank order) come first, then the run's own evidence not among
+        them; so ``ask`` reads at least what ``search`` shows."""
+        if self._product_search is None:
+            return evidence
+        t0 = time.perf_counter()
+        result = self._product_search()
+        self.state.degraded.extend(d for d in result.degraded if d.capability != DEFERRED)
+        first = list({h.parent_id: evidence_node(h, self.ask.text, self.services.doc_sha) for h in result.hits
+                      }.values())
+        seen = {n.id for n in first}
+        self.state.time("product_search", t0)
+        return [*first, *(n for n in evidence if n.id not in seen)]
 
     def _gather(self) -> tuple[bool, CriticVerdict, list[EvidenceNode]]:
         s = self.services

@@ -167,6 +167,11 @@ METRICS: tuple[MetricSpec, ...] = (
 # Words a statement puts before a line's name ("Total assets", "Net revenues", "Merchandise inventories",
 # "Consolidated net sales"): a row so labelled is the line
 LINE_QUALIFIERS = frozenset(["total", "net", "merchandise", "consolidated"])
+# The head nouns of statement lines: a row whose label has one the ask does not name is another line ("Total Google
+# Cloud costs and expenses" is not Google Cloud's revenue).
+LINE_HEADS = frozenset(["revenue", "revenues", "sales", "cost", "costs", "expense", "expenses", "income", "loss",
+                        "losses", "profit", "profits", "earnings", "assets", "liabilities", "equity", "cash", "tax",
+                        "taxes", "debt", "interest", "margin", "dividends", "deficit"])
 
 # Verbs and modifiers an XBRL ask may use around the metric ("How much did NVIDIA earn", "total net sales").
 METRIC_VERBS = wordset("""spend spent earn earned generate generated report reported post posted record recorded

@@ -117,6 +117,22 @@ FORMULAS: tuple[Formula, ...] = (
     _f("current_ratio", "current ratio", "current ratio; working capital ratio", TIMES,
        "current assets / current liabilities", "current_assets current_liabilities",
        lambda v: v[("current_assets", 0)] / v[("current_liabilities", 0)]),
+    _f("quick_ratio", "quick ratio", "quick ratio; acid-test ratio; acid test ratio", TIMES,
+       "(current assets - inventories) / current liabilities", "current_assets inventories current_liabilities",
+       lambda v: (v[("current_assets", 0)] - v[("inventories", 0)]) / v[("current_liabilities", 0)]),
+    _f("operating_cash_flow_ratio", "operating cash flow ratio", "operating cash flow ratio; cash flow from "
+       "operations ratio", TIMES, "operating cash flow / current liabilities",
+       "operating_cash_flow current_liabilities",
+       lambda v: v[("operating_cash_flow", 0)] / v[("current_liabilities", 0)]),
+    _f("cash_conversion_cycle", "cash conversion cycle", "cash conversion cycle; cash conversion cycles; "
+       "cash-to-cash cycle; cash to cash cycle", DAYS,
+       "days inventory outstanding + days sales outstanding - days payable outstanding (365-day year, average "
+       "balances of t-1 and t)",
+       "inventories inventories@t-1 cost_of_revenue accounts_receivable accounts_receivable@t-1 revenue "
+       "accounts_payable accounts_payable@t-1",
+       lambda v: 365 * (_avg(v, "inventories") / v[("cost_of_revenue", 0)]
+                        + _avg(v, "accounts_receivable") / v[("revenue", 0)]
+                        - _avg(v, "accounts_payable") / v[("cost_of_revenue", 0)])),
     _f("working_capital", "working capital", "working capital; net working capital", MONEY,
        "current assets - current liabilities", "current_assets current_liabilities",
        lambda v: v[("current_assets", 0)] - v[("current_liabilities", 0)]),
@@ -132,7 +148,22 @@ FORMULAS: tuple[Formula, ...] = (
     _f("free_cash_flow", "free cash flow", "free cash flow; fcf", MONEY,
        "operating cash flow - capital expenditures", "operating_cash_flow capex",
        lambda v: v[("operating_cash_flow", 0)] - v[("capex", 0)]),
+    _f("cash_conversion_ratio", "cash conversion ratio", "cash conversion ratio; cash conversion rate", TIMES,
+       "operating cash flow / net income", "operating_cash_flow net_income",
+       lambda v: v[("operating_cash_flow", 0)] / v[("net_income", 0)]),
+    _f("fixed_assets_to_total_assets", "fixed assets to total assets", "fixed assets to total assets; fixed "
+       "assets/total assets; fixed assets as a percentage of total assets", PERCENT,
+       "net PP&E / total assets", "ppe_net total_assets",
+       lambda v: v[("ppe_net", 0)] / v[("total_assets", 0)] * 100),
+    # compound annual growth over the years the ask spans ("FY2019 to FY2021", "2-year"): computed by
+    # ``answer.computed.compute`` from the line at both ends; ``lines`` names the line, ``compute`` is unused
+    _f("revenue_cagr", "revenue CAGR", "revenue cagr; cagr of revenue; cagr in revenue; revenue compound annual "
+       "growth rate; compound annual growth rate of revenue; compound annual growth rate in revenue; sales cagr; "
+       "net sales cagr; cagr; compound annual growth rate", PERCENT,
+       "(revenue[end] / revenue[start]) ^ (1 / years) - 1", "revenue",
+       lambda v: 0.0),
 )
+SPAN_GROWTH = frozenset(["revenue_cagr"])  # figures over the span of years named, not one year
 OUTFLOWS = frozenset(["capex", "dividends", "buybacks"])  # printed as negatives in a cash-flow statement
 ABSOLUTE = OUTFLOWS | {"depreciation_amortization"}  # used by size: an outflow or an add-back, whatever its sign
 
@@ -192,6 +223,7 @@ class FormulaMatch:
     formula: Formula
     phrase: str
     average_years: bool  # "3 year average X", "average X": the mean of X over the span of years named
+    span_years: int | None = None  # "2-year CAGR", "three year average": the number of years the ask states
 
 
 def _pattern(phrase: str) -> re.Pattern[str]:
@@ -202,6 +234,9 @@ def _pattern(phrase: str) -> re.Pattern[str]:
 _PATTERNS = tuple(sorted(((_pattern(p), p, f) for f in FORMULAS for p in f.phrases), key=lambda x: -len(x[1])))
 AVERAGE_BEFORE = re.compile(r"\baverage\s+(?:\w+\s+){0,2}$")
 N_YEAR_AVERAGE = re.compile(r"\b(?:\d+|two|three|four|five)[\s-]years?\s+average\b")
+N_YEARS = re.compile(r"\b(\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)[\s-]years?\b")
+_NUMBER_WORDS = {w: i for i, w in enumerate(["two", "three", "four", "five", "six", "seven", "eight", "nine",
+                                             "ten"], start=2)}
 
 
 def find_formula(text: str) -> FormulaMatch | None:
@@ -215,7 +250,9 @@ def find_formula(text: str) -> FormulaMatch | None:
         if best is not None and best[0] <= m.start():
             continue
         avg = bool(AVERAGE_BEFORE.search(low[:m.start()])) or bool(N_YEAR_AVERAGE.search(low))
-        best = (m.start(), FormulaMatch(f, phrase, avg))
+        n = N_YEARS.search(low)
+        span = int(n.group(1)) if n and n.group(1).isdigit() else _NUMBER_WORDS.get(n.group(1)) if n else None
+        best = (m.start(), FormulaMatch(f, phrase, avg, span))
     return best[1] if best else None
 
 

@@ -34,8 +34,8 @@ import Stemmer
 
 from equimind.lexicon.amounts import SCALES
 from equimind.lexicon.concepts import METRIC_VERBS, SHARES, MetricMatch, find_metrics
-from equimind.lexicon.formulas import FormulaMatch, find_formula, metric_formula
-from equimind.lexicon.questions import COMPARATIVES, COMPARE_WORDS
+from equimind.lexicon.formulas import OUTFLOWS, FormulaMatch, find_formula, metric_formula
+from equimind.lexicon.questions import COMPARATIVES, COMPARE_WORDS, SPEND_WORDS
 from equimind.lexicon.text import TOKEN
 from equimind.lexicon.text import wordset as _wordset
 from equimind.lexicon.vocabulary import MONEY_VERBS
@@ -86,6 +86,14 @@ class QuestionAnalysis:
     def terms(self) -> tuple[str, ...]:
         return tuple(t.stem for t in self.ask.terms)
 
+    @property
+    def outflow(self) -> bool:
+        """The ask is for the size of an outflow: a spend verb ("How much did Meta spend on ...") or a line that is
+        one (capital expenditures, dividends, buybacks): the amount is stated positive, the quote keeps the print."""
+        if self.metric is not None and self.metric.metric.key in OUTFLOWS:
+            return True
+        return bool(SPEND_WORDS & set(TOKEN.findall(self.ask.ask.lower())))
+
     def to_log(self) -> dict[str, Any]:
         return {"kind": self.kind.value, "value_kind": self.value_kind.value, "cue": self.cue,
                 "metric": self.metric.metric.key if self.metric else None, "xbrl_ask": self.xbrl,
@@ -98,7 +106,9 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9&']+", text.lower().replace("\u2019", "'"))
 
 
-AMOUNT_FORM = re.compile(r"\b(?:in|answer in|state answer in|in units of)\s+(?:usd|us\$|\$|dollars)\s*"
+# The unit a question asks its answer in, as English states one: "in USD millions", "in units of dollars", "(in $
+# billions)". One grammar for any wording that says it ("answer in", "state it in", "expressed in" all end in "in").
+AMOUNT_FORM = re.compile(r"\bin\s+(?:units\s+of\s+)?(?:usd|us\$|\$|dollars)\s*"
                          r"(thousands|millions|billions)?\b|\(in (?:usd |\$ ?)?(thousands|millions|billions)\)",
                          re.I)
 PERCENT_FORM = re.compile(r"\bin units of percents?\b|\(as a %\)|\bas a percent(?:age)?\b|%\s*margin\b", re.I)
@@ -204,11 +214,12 @@ def analyse_question(question: str, subject: Subject, others: Sequence[Subject] 
         vkind = _compared_kind(words, metric, vkind)
     compare = COMPARE_CUES if kind is AnswerKind.COMPARISON else frozenset()
     leftover = tuple(w for w in _leftover(ask, metric, stem) if w not in compare)
-    # a computed figure is asked for unless the ask wants a yes / no, a reason ("what drove the margin change"),
-    # or compares companies
+    # a computed figure is asked for unless the ask wants a reason ("what drove the margin change") or compares
+    # companies; a yes / no ask that names one ("healthy liquidity based on its quick ratio?") gets the figure, and
+    # its direction when it asks about one ("an improving margin")
     direction = trend_word(ask.ask) if vkind is AnswerKind.YES_NO else None
-    formula = find_formula(ask.ask) if (vkind is not AnswerKind.YES_NO or direction) and not EXPLAIN.search(
-        " ".join(words)) and not ask.co_subjects else None  # two periods compared: each side computes its year
+    formula = find_formula(ask.ask) if not EXPLAIN.search(" ".join(words)) and not ask.co_subjects \
+        else None  # two periods compared: each side computes its year
     if direction and formula is None and metric is not None:  # "Has Microsoft increased its debt ...?"
         formula = FormulaMatch(metric_formula(metric.metric), metric.phrase, False)
     trend = direction if formula is not None else None

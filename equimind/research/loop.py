@@ -36,6 +36,17 @@ SearchFn = Callable[[str, FilterSpec, ShapedQuery | None], SearchResult]
 Query = tuple[str, FilterSpec | None]
 
 
+def evidence_node(hit: SearchHit, query: str, doc_sha: Callable[[str], str]) -> EvidenceNode:
+    """A search hit's parent passage as the evidence the answer and the debate read."""
+    score = hit.scores.rerank_score if hit.scores.rerank_score is not None else (hit.scores.rrf_score or 0.0)
+    doc = hit.document
+    return EvidenceNode(
+        id=hit.parent_id, doc_id=doc.doc_id, start=hit.parent_start, end=hit.parent_end, text=hit.parent_text,
+        ticker=doc.ticker, company=doc.company, source=doc.source, form=doc.form, filed_at=doc.filed_at,
+        section=hit.section, score=float(score), doc_sha256=doc_sha(doc.doc_id),
+        page_start=hit.page_start, page_end=hit.page_end, queries=(query,))
+
+
 class ResearchLoop:
     """Not reusable: one instance per research call (it fills the run's state)."""
 
@@ -114,19 +125,14 @@ class ResearchLoop:
                       queries=entry.queries, hits=len(entry.hits), empty_store=not stored)
 
     def _add_node(self, hit: SearchHit, query: str) -> None:
-        score = hit.scores.rerank_score if hit.scores.rerank_score is not None else (hit.scores.rrf_score or 0.0)
+        node = evidence_node(hit, query, self._doc_sha)
         prev = self.state.nodes.get(hit.parent_id)
         if prev is not None:
-            if score > prev.score:
-                self.state.nodes[hit.parent_id] = replace(prev, score=score, queries=(*prev.queries, query))
+            if node.score > prev.score:
+                self.state.nodes[hit.parent_id] = replace(prev, score=node.score, queries=(*prev.queries, query))
             return
-        doc = hit.document
-        self.state.company = self.state.company or doc.company
-        self.state.nodes[hit.parent_id] = EvidenceNode(
-            id=hit.parent_id, doc_id=doc.doc_id, start=hit.parent_start, end=hit.parent_end, text=hit.parent_text,
-            ticker=doc.ticker, company=doc.company, source=doc.source, form=doc.form, filed_at=doc.filed_at,
-            section=hit.section, score=float(score), doc_sha256=self._doc_sha(doc.doc_id),
-            page_start=hit.page_start, page_end=hit.page_end, queries=(query,))
+        self.state.company = self.state.company or hit.document.company
+        self.state.nodes[hit.parent_id] = node
 
     def _available(self) -> list[str]:
         kinds = {d.form for d in self.docstore.list_documents(self.base_filter())}

@@ -62,7 +62,7 @@ def test_a_statement_row_under_a_unit_line_answers_with_its_metric_line_and_unit
 
 
 def test_names_metric_takes_statement_qualifiers_only() -> None:
-    from equimind.answer.extract import names_metric
+    from equimind.answer.rows import names_metric
 
     q = analyse_question("What were Tesla's net sales in 2024?", TSLA, (), STEM)
     assert [names_metric(q, label) for label in ("Total net sales", "Net\xa0sales:", "Cost of sales", "Products")] == [

@@ -91,3 +91,31 @@ def test_a_decision_ask_with_a_topic_gets_the_rating_and_above_it_the_answer(
     assert rec.answer.sentences and all("data center" in s.text.lower() for s in rec.answer.sentences)
     plain = make_engine().research("NVDA", "Should I buy NVIDIA?", AS_OF)
     assert plain.rating is not None and plain.answer is None  # nothing beyond the rating was asked
+
+
+@pytest.mark.integration
+def test_ask_reads_at_least_what_search_returns_for_the_same_question(
+        make_engine: Callable[..., EquiMindEngine]) -> None:
+    """One retrieval: every passage ``equimind search`` shows for the question (its auto filter on company and
+    fiscal year) is among the passages the answer read, first and in search order."""
+    engine = make_engine()
+    question = "What did Microsoft say about Azure growth in fiscal 2024?"
+    ans = engine.ask(question, "MSFT", AS_OF)
+    shown = list(dict.fromkeys((h.document.doc_id, h.parent_start, h.parent_end)
+                               for h in engine.search(question).hits))
+    read = [(p.doc_id, p.start, p.end) for p in ans.passages_searched]
+    assert shown and read[:len(shown)] == shown
+    assert "product_search" in ans.timings_ms
+
+
+@pytest.mark.integration
+def test_a_question_naming_no_company_is_asked_of_the_company_the_search_found(
+        make_engine: Callable[..., EquiMindEngine]) -> None:
+    engine = make_engine(top_k=20)
+    engine.ask("What was NVIDIA's data center revenue in fiscal 2025?", None, AS_OF)  # stores NVIDIA's filings
+    ans = engine.ask("What was Data Center revenue in fiscal 2025?", None, AS_OF)
+    assert ans.ticker == "NVDA" and ans.support is Support.SUPPORTED, ans.refusal
+    assert ans.parsed_question["company_from"].startswith("search: ") and "--ticker" in \
+        ans.parsed_question["company_from"]
+    with pytest.raises(NotFoundError, match=r"names no company.*nor do the search's top passages"):
+        engine.ask("What is the revenue of Acme Widgets?", None, AS_OF)
