@@ -13,6 +13,7 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from equimind.answer.computed import compute, trend
+from equimind.answer.fiscal_dates import dated, with_line_date, year_ends
 from equimind.answer.lines import LineValue, StatementLines, XbrlLines, line_sentence
 from equimind.answer.record import AnswerSentence
 from equimind.core.documents import Document
@@ -76,7 +77,8 @@ class FigureAnswerer:
         if result.sentence is None:
             degraded.append(f"computed: {result.reason}; answered from the passages")
             return None
-        return result.sentence, result.reason
+        dates = year_ends(refs) if xbrl is None else {}  # statement rows: the years' dates as the filings state them
+        return dated(result.sentence, dates), result.reason
 
     def _statements(self, doc_ids: Sequence[str]) -> tuple[list[Document], StatementLines]:
         refs = [self.docstore.get_document(d) for d in doc_ids]
@@ -94,8 +96,9 @@ class FigureAnswerer:
         found = statements.value(q.metric.metric, year, year) if year else None
         if found is None:
             return None
-        return line_sentence(found, key, q.scale), (f"statement line {q.metric.metric.name} of fiscal {year} "
-                                                    f"({found.figure.provenance.get('rows_agreeing')} rows agree)")
+        return with_line_date(line_sentence(found, key, q.scale, q.outflow), year, year_ends(refs)), (
+            f"statement line {q.metric.metric.name} of fiscal {year} "
+            f"({found.figure.provenance.get('rows_agreeing')} rows agree)")
 
 
 def _latest_annual(refs: Sequence[Document]) -> int | None:

@@ -54,6 +54,10 @@ SCALES = (1.0, 1e3, 1e6, 1e9)
 _NUM = re.compile(r"(?<![\w.])\(?-?\$?\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)")
 
 
+_STATED_DATE = re.compile(r"\b(?:January|February|March|April|May|June|July|August|September|October|November|"
+                          r"December)\s+\d{1,2},\s+\d{4}")
+
+
 def numbers_in(text: str) -> list[float]:
     """Every number written in ``text`` ($, commas and parentheses removed), as written (no scale applied)."""
     return [float(m.group(1).replace(",", "")) for m in _NUM.finditer(text or "")]
@@ -84,7 +88,8 @@ def _subjects(docs: Sequence[Document], companies: Sequence[str]) -> tuple[Subje
 def _cited_text(ans: Answer, texts: dict[str, str]) -> str:
     """The answer's sentences plus each passage read that holds one of its quotes."""
     quotes = [q for s in ans.sentences for q in s.quotes]
-    parts = [s.text for s in ans.sentences]
+    # the dates an answer adds ("fiscal 2023 (the year ended January 28, 2023)") are no figure it states
+    parts = [_STATED_DATE.sub(" ", s.text) for s in ans.sentences]
     for p in ans.passages_searched:
         if any(q.doc_id == p.doc_id and p.start <= q.start and q.end <= p.end for q in quotes):
             parts.append(texts[p.doc_id][p.start:p.end])

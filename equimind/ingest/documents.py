@@ -8,8 +8,9 @@ never an aborted batch.
 
 A Document's id is ``Document.make_id(source_key, parsed text)``. Its meta is the source's own pairs plus what parsing
 adds: the parser (``edgartools-html/{PARSER_VERSION}`` for SEC filings, ``edgartools-html`` / ``pypdf-layout`` for
-local files) and the fiscal year / period an inline-XBRL filing declares (unless the record says the fiscal year is
-already known). The pairs are sorted; live SEC documents list the declared fiscal pairs last, as they always have.
+local files), the fiscal year / period an inline-XBRL filing declares (unless the record says the fiscal year is
+already known) and the identity its opening states (``registrant_name``, ``short_names``: ``ingest/identity.py``).
+The pairs are sorted; live SEC documents list the declared fiscal pairs last, as they always have.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from collections.abc import Iterable, Iterator
 
 from equimind.core.documents import Document, Origin, Source
 from equimind.core.errors import EquiMindError, ParseError
+from equimind.ingest.exhibits import with_exhibits
+from equimind.ingest.fiscal_cover import local_period_end, stated_period
+from equimind.ingest.identity import filing_identity
 from equimind.ingest.parse import PARSER_VERSION, ParsedText, parse_filing_html, parse_pdf
 from equimind.sources.base import BodyKind, RawFiling, SourceFailure
 
@@ -46,16 +50,20 @@ def parser_label(raw: RawFiling) -> str:
 
 def to_document(raw: RawFiling) -> Document:
     """Parse one raw record into its Document. Raises ParseError (or another EquiMindError) for a bad body."""
-    parsed = parse_raw(raw)
-    pairs = [*raw.meta, ("parser", parser_label(raw))]
+    parsed, exhibit_pairs = with_exhibits(parse_raw(raw), raw)  # a 10-K's exhibits appended (ingest/exhibits.py)
+    pairs = [*raw.meta, ("parser", parser_label(raw)), *exhibit_pairs]
+    known = {k for k, _ in raw.meta}  # the cover page's registrant and the filing's own short names (ingest/identity)
+    pairs += [p for p in filing_identity(parsed.text).meta_pairs() if p[0] not in known]
+    stated = stated_period(parsed.text, raw.form)  # the period end its cover states (ingest/fiscal_cover.py)
+    pairs += stated.meta_pairs() if stated is not None else []
     fiscal = parsed.fiscal if raw.declared_fiscal else ()
     # live SEC documents have always listed the declared fiscal pairs last; the others sort every pair
     meta = (*sorted(pairs), *fiscal) if raw.origin is Origin.LIVE else tuple(sorted([*pairs, *fiscal]))
     return Document(
         id=Document.make_id(raw.source_key, parsed.text), source_key=raw.source_key, ticker=raw.ticker, cik=raw.cik,
         company=raw.company, source=raw.source, origin=raw.origin, form=raw.form, filed_at=raw.filed_at,
-        period_end=raw.period_end, url=raw.url, title=raw.title, text=parsed.text, sections=parsed.sections,
-        pages=parsed.pages, meta=meta,
+        period_end=local_period_end(raw, stated), url=raw.url, title=raw.title, text=parsed.text,
+        sections=parsed.sections, pages=parsed.pages, meta=meta,
     )
 
 
