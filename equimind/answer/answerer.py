@@ -159,12 +159,28 @@ class Answerer:
 
 
 def _refusal_message(q: QuestionAnalysis, side: Side, passages: Sequence[PassageRead]) -> str:
-    forms = sorted({" ".join(x for x in (p.ticker, p.form, f"filed {p.filed_at}" if p.filed_at else "") if x)
-                    for p in passages})  # a local PDF carries no ticker or filing date: none is printed
-    where = "; ".join(forms) or "no passages"
+    where = "; ".join(searched_documents(passages)) or "no passages"
     return (f"not found: {side.note}. Searched {len(passages)} passages ({where}). Missing: a "
             f"{q.value_kind.value} answering '{q.ask.ask}'. Ingest the filing that reports it (equimind ingest) "
             "or rephrase the question with the filing's words")
+
+
+def searched_documents(passages: Sequence[PassageRead]) -> list[str]:
+    """The documents the passages came from, as a refusal names them: "NFLX 10-K filed 2025-01-27", and one entry
+    for many of a kind ("NFLX prices: 9 documents filed 2024-12-31 to 2025-09-30"); a local PDF carries no ticker
+    or filing date, and none is printed."""
+    kinds: dict[tuple[str, str], set[date | None]] = {}
+    for p in passages:
+        kinds.setdefault((p.ticker or "", p.form or ""), set()).add(p.filed_at)
+    out: list[str] = []
+    for (ticker, form), days in sorted(kinds.items()):
+        name = " ".join(x for x in (ticker, form) if x)
+        dated = sorted(d for d in days if d is not None)
+        if len(dated) > 2:
+            out.append(f"{name}: {len(dated)} documents filed {dated[0]} to {dated[-1]}")
+        else:
+            out += [f"{name} filed {d}" for d in dated] or [name]
+    return out
 
 
 def side_plan(q: QuestionAnalysis, ticker: str, subject: Subject,

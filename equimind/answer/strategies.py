@@ -16,6 +16,7 @@ filings' texts, the extraction over the passages) through ``SideInput.work``, co
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -317,16 +318,31 @@ class PassageReader:
                          ("FY" if d.form.upper().startswith("10-K") else None)) for doc_id, d in docs.items()}
 
 
+def names_figure(q: QuestionAnalysis, sentences: Sequence[AnswerSentence]) -> bool:
+    """A computed figure asked ("Netflix's quick ratio") that could not be computed is answered from the passages
+    only by a sentence that names it: "in compliance with all covenants and ratios" is not a quick ratio."""
+    if q.formula is None:
+        return True
+    words = [w for w in re.split(r"[\s-]+", q.formula.phrase.lower()) if w]
+    pattern = re.compile(r"\b" + r"[\s-]+".join(re.escape(w) for w in words) + r"s?\b", re.I)
+    return any(pattern.search(x.text) or any(pattern.search(qt.text) for qt in x.quotes) for x in sentences)
+
+
 @dataclass(frozen=True)
 class Extractive:
-    """The best sentence or table row of the side's passages (``answer.extract``)."""
+    """The best sentence or table row of the side's passages (``answer.extract``); for a computed figure that was
+    not computed, only one that names the figure (``names_figure``)."""
     reader: PassageReader
     name: ClassVar[str] = "extractive"
 
     def run(self, side: SideInput) -> Outcome:
         ex, notices = self.reader.extraction(side)
-        if ex.sentences:
+        if ex.sentences and names_figure(side.q, ex.sentences):
             return Answered(ex.sentences, f"extractive: {ex.to_log()}", notices=notices)
+        if ex.sentences:
+            figure = side.q.formula.formula.name if side.q.formula is not None else "figure"
+            return NotApplicable(f"no passage sentence names the {figure} asked (it could not be computed): "
+                                 f"{ex.to_log()}", notices)
         return NotApplicable(f"no passage sentence or row answers: {ex.to_log()}", notices)
 
 
@@ -345,7 +361,7 @@ class TableLookup:
         if not ex.qualifying:
             return NotApplicable("no retrieved sentence or row holds the ask's terms", notices)
         found = self.reader.lookup(side, rows=True)
-        if not found.sentences:
+        if not found.sentences or not names_figure(side.q, found.sentences):
             return NotApplicable(f"no table row of the retrieved filings answers: {found.to_log()}", notices)
         return Answered(found.sentences, f"table lookup in the retrieved filings: {found.to_log()}", notices=notices)
 
@@ -369,7 +385,7 @@ class SentenceLookup:
             return NotApplicable(f"a {kind.value} ask: the sentences are read "
                                  f"{'after' if self.first else 'before'} the tables")
         found = self.reader.lookup(side, rows=False)
-        if not found.sentences:
+        if not found.sentences or not names_figure(side.q, found.sentences):
             return NotApplicable(f"no sentence of the retrieved filings holds every term: {found.to_log()}")
         return Answered(found.sentences, f"sentence lookup in the retrieved filings: {found.to_log()}")
 
@@ -382,6 +398,9 @@ class FinalRefusal:
 
     def run(self, side: SideInput) -> Outcome:
         (ex, notices), q, key = self.reader.extraction(side), side.q, side.key
+        if q.formula is not None and ex.sentences:  # sentences were found, but none names the figure asked
+            return Refused(RefusalReason.NO_VALUE_OF_TYPE, f"{q.formula.formula.name} could not be computed (see "
+                           f"degraded) and no retrieved sentence of {key} states it", notices=notices)
         if ex.qualifying:
             return Refused(RefusalReason.NO_VALUE_OF_TYPE, f"{NO_VALUE_OF_TYPE_TEXT} ({q.value_kind.value}): "
                            f"{ex.qualifying} sentences/rows of {key} hold the terms, none a {q.value_kind.value}",

@@ -276,3 +276,27 @@ def test_a_company_total_is_the_larger_of_two_totals_printed_as_often() -> None:
     sl = StatementLines({"k": (2023, "10-K")}, {"k": TWO_TOTALS}.__getitem__)
     lv = sl.value(METRIC["total_assets"], 2023, 2023)
     assert lv is not None and lv.value == 137_100e6
+
+
+def test_a_figure_that_could_not_be_computed_is_not_answered_by_a_sentence_that_does_not_name_it() -> None:
+    from equimind.answer.record import AnswerSentence, Method
+    from equimind.answer.strategies import names_figure
+
+    q = _analyse("What was Kestrel's quick ratio at the end of fiscal 2023?")
+    covenant = AnswerSentence(text="Kestrel was in compliance with all related covenants and ratios.",
+                              method=Method.EXTRACTIVE, subject="KSTR")
+    stated = AnswerSentence(text="Our quick ratio was 0.9 at year end.", method=Method.EXTRACTIVE, subject="KSTR")
+    assert not names_figure(q, [covenant]) and names_figure(q, [covenant, stated])
+    assert names_figure(_analyse("What were Kestrel's net sales in 2023?"), [covenant])  # no figure asked
+
+
+def test_a_refusal_names_many_documents_of_a_kind_once() -> None:
+    from datetime import date as day
+
+    from equimind.answer.answerer import searched_documents
+
+    monthly = [PassageRead(doc_id=f"p{m}", start=0, end=1, score=1.0, ticker="KSTR", form="prices",
+                           filed_at=day(2024, m, 28)) for m in range(1, 10)]
+    annual = PassageRead(doc_id="k", start=0, end=1, score=1.0, ticker="KSTR", form="10-K", filed_at=day(2025, 1, 27))
+    assert searched_documents([annual, *monthly]) == ["KSTR 10-K filed 2025-01-27",
+                                                      "KSTR prices: 9 documents filed 2024-01-28 to 2024-09-28"]
