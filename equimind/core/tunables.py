@@ -71,8 +71,7 @@ def tuned(name: str) -> Any:
     try:
         return _DEFAULTS[name]
     except KeyError:
-        raise UnknownTunable(f"unknown tunable {name!r}; registered: {', '.join(sorted(_DEFAULTS)) or 'none'}") \
-            from None
+        raise _unknown(name) from None
 
 
 def registered() -> dict[str, Tunable]:
@@ -84,8 +83,11 @@ def get(name: str) -> Tunable:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise UnknownTunable(f"unknown tunable {name!r}; registered: {', '.join(sorted(_REGISTRY)) or 'none'}") \
-            from None
+        raise _unknown(name) from None
+
+
+def _unknown(name: str) -> UnknownTunable:
+    return UnknownTunable(f"unknown tunable {name!r}; registered: {', '.join(sorted(_REGISTRY)) or 'none'}")
 
 
 def current() -> dict[str, Any]:
