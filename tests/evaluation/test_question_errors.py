@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 
 from equimind.answer.record import Answer, AnswerSentence, Method, PassageRead, Quote, Support
-from equimind.core.documents import Document, Origin, PageSpan, Source, sha256_hex
+from equimind.core.documents import Document, FilterSpec, Origin, PageSpan, Source, sha256_hex
 from equimind.evaluation import answer_probe, answer_quality, answers
 from equimind.evaluation.golden import GoldenQuestion, GoldQuote, ResolvedSpan
+from equimind.query.filters import ParsedQuery
 from equimind.query.kinds import AnswerKind
 
 TEXT = "Cash flows\nPurchases of property, plant and equipment (PP&E) (1,577) (1,373)\nPage two."
@@ -53,8 +54,8 @@ def _engine() -> Any:
                                get_document=lambda doc_id: DOC)
     services = SimpleNamespace(
         docstore=docstore, answerability_terms=None, unit_similarity=None,
-        filter_parser=lambda: SimpleNamespace(explain=lambda q: SimpleNamespace(companies=("3M",))),
-        question_parser=SimpleNamespace(read=lambda q, *a: q, parse=lambda q, *a: q))
+        filter_parser=lambda: SimpleNamespace(explain=lambda q: ParsedQuery(FilterSpec(), ("3M",), ())),
+        question_parser=SimpleNamespace(read=lambda q, *a, **k: q, parse=lambda q, *a, **k: q))
     return SimpleNamespace(services=services, search=lambda q, *a: SimpleNamespace(hits=[]))
 
 
