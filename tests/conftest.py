@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -42,6 +43,15 @@ def shared_dir() -> Path:
 @pytest.fixture(scope="session")
 def corpus_dir(shared_dir: Path) -> Path:
     return shared_dir / "corpus"
+
+
+@pytest.fixture(scope="session")
+def recorded_documents(corpus_dir: Path) -> list[Any]:
+    """The 12 recorded 10-K / 10-Q filings parsed once per session by the ingest layer (``snapshot_documents``:
+    ~1 s a filing); tests read them, never change them (Documents are frozen)."""
+    from equimind.evaluation.golden import snapshot_documents
+
+    return list(snapshot_documents(corpus_dir))
 
 
 @pytest.fixture(scope="session")

@@ -20,13 +20,12 @@ from equimind.evaluation.golden import (
     judge_hits,
     load_golden,
     resolve,
-    snapshot_documents,
 )
 
 
 @pytest.fixture(scope="module")
-def golden_docs(corpus_dir: Path) -> list[Document]:
-    docs = list(snapshot_documents(corpus_dir))
+def golden_docs(recorded_documents: list[Document]) -> list[Document]:
+    docs = recorded_documents
     needed = filings_needed(load_golden())
     assert needed <= {filing_key(d) for d in docs}, "a golden filing is missing from the recorded corpus"
     return docs

@@ -4,16 +4,14 @@ fetched exhibit is appended to the Document (exact spans) or recorded as missing
 
 from __future__ import annotations
 
-import csv
 from datetime import date
 from pathlib import Path
 
 import pytest
 
-from equimind.core.documents import Origin, Source
+from equimind.core.documents import Document, Origin, Source
 from equimind.ingest.documents import to_document
 from equimind.ingest.exhibits import EXHIBITS_KEY, MISSING_KEY, incorporated_exhibits
-from equimind.ingest.parse import parse_filing_html
 from equimind.sources.base import BodyKind, RawExhibit, RawFiling
 
 
@@ -48,17 +46,10 @@ def test_other_incorporations_and_mentions_are_not_findings(text: str) -> None:
     assert incorporated_exhibits(text) == ()
 
 
-def _manifest(corpus_dir: Path) -> list[dict[str, str]]:
-    with (corpus_dir / "sec" / "filings" / "manifest.csv").open(newline="") as f:
-        return [r for r in csv.DictReader(f) if r["form"] == "10-K"]
-
-
 @pytest.mark.integration
-def test_the_recorded_wfc_10k_incorporates_exhibit_13_and_the_other_10ks_do_not(corpus_dir: Path) -> None:
-    found = {}
-    for row in _manifest(corpus_dir):
-        html = (corpus_dir / "sec" / "filings" / row["path"]).read_bytes()
-        found[row["ticker"]] = incorporated_exhibits(parse_filing_html(html, "10-K", name=row["path"]).text)
+def test_the_recorded_wfc_10k_incorporates_exhibit_13_and_the_other_10ks_do_not(
+        recorded_documents: list[Document]) -> None:
+    found = {d.ticker: incorporated_exhibits(d.text) for d in recorded_documents if d.form == "10-K"}
     assert found.pop("WFC") == ("EX-13",)
     assert len(found) >= 5 and set(found.values()) == {()}, found
 

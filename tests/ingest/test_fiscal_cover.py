@@ -139,18 +139,10 @@ def test_an_sec_document_keeps_its_index_period_end() -> None:
 # --- the recorded corpus --------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def recorded(corpus_dir: Path) -> list[tuple[dict[str, str], Document]]:
-    from equimind.sources.snapshot import SnapshotFilingsSource
-
+def recorded(corpus_dir: Path, recorded_documents: list[Document]) -> list[tuple[dict[str, str], Document]]:
     with (corpus_dir / "sec" / "filings" / "manifest.csv").open(newline="") as f:
         rows = {r["path"].split("/")[-1]: r for r in csv.DictReader(f)}
-    source = SnapshotFilingsSource(corpus_dir)
-    out = []
-    for entry in source.list_entries():
-        doc = to_document(source.load(entry))
-        path = doc.meta_dict().get("corpus_path", "")
-        out.append((rows.get(path, {}), doc))
-    return out
+    return [(rows.get(doc.meta_dict().get("corpus_path", ""), {}), doc) for doc in recorded_documents]
 
 
 @pytest.mark.slow

@@ -24,7 +24,7 @@ from equimind.core.documents import Document
 from equimind.lexicon.text import split_sentences
 
 Reader = Callable[[str], int]
-PDF_PAGE_STRIDE = int(os.environ.get("EQUIMIND_PDF_PAGE_STRIDE", "40"))
+PDF_PAGE_STRIDE = int(os.environ.get("EQUIMIND_PDF_PAGE_STRIDE", "100"))
 RECORDED_FILINGS = 12
 
 
@@ -38,10 +38,9 @@ def sweep(text: str, read_all: Reader) -> tuple[int, int]:
 
 
 @pytest.mark.integration
-def test_every_sentence_of_every_recorded_filing_is_read(corpus_dir: Path, read_all: Reader) -> None:
-    from equimind.evaluation.golden import snapshot_documents
-
-    docs = list(snapshot_documents(corpus_dir))
+def test_every_sentence_of_every_recorded_filing_is_read(recorded_documents: list[Document],
+                                                         read_all: Reader) -> None:
+    docs = recorded_documents
     assert len(docs) == RECORDED_FILINGS
     sentences = found = 0
     for doc in docs:
