@@ -24,14 +24,9 @@ from datetime import date
 from equimind.answer.record import AnswerSentence
 from equimind.core.documents import Document
 from equimind.ingest.fiscal_cover import period_end_of, stated_period
-from equimind.lexicon.forms import ANNUAL_FORMS
+from equimind.lexicon.forms import is_annual
 
 _FISCAL = re.compile(r"\bfiscal (\d{4})(?:-(\d{4})(?: average)?)?\b(?P<dated> \(the years? ended)?")
-
-
-def _annual(doc: Document) -> bool:
-    form = (doc.form or "").upper()
-    return form in ANNUAL_FORMS or form.startswith("10-K")
 
 
 def year_end_of(doc: Document) -> date | None:
@@ -49,7 +44,7 @@ def year_ends(docs: Iterable[Document]) -> dict[int, date]:
     out: dict[int, date] = {}
     for doc in docs:
         fy = doc.meta_dict().get("fiscal_year", "")
-        if not fy.isdigit() or not _annual(doc) or int(fy) in out:
+        if not fy.isdigit() or not is_annual(doc.form) or int(fy) in out:
             continue
         end = year_end_of(doc)
         if end is not None and abs(end.year - int(fy)) <= 1:

@@ -41,6 +41,7 @@ from equimind.evaluation.answer_probe import AS_OF, gold_numbers, run_probe, wil
 from equimind.evaluation.financebench import open_store
 from equimind.evaluation.golden import load_golden, resolve
 from equimind.evaluation.runner import product_variant
+from equimind.lexicon.calendar import MONTHS
 from equimind.query.analysis import Subject, name_words
 from equimind.retrieval.subject import company_of_hits
 
@@ -54,8 +55,7 @@ SCALES = (1.0, 1e3, 1e6, 1e9)
 _NUM = re.compile(r"(?<![\w.])\(?-?\$?\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)")
 
 
-_STATED_DATE = re.compile(r"\b(?:January|February|March|April|May|June|July|August|September|October|November|"
-                          r"December)\s+\d{1,2},\s+\d{4}")
+_STATED_DATE = re.compile(rf"\b(?:{'|'.join(m.capitalize() for m in MONTHS)})\s+\d{{1,2}},\s+\d{{4}}")
 
 
 def numbers_in(text: str) -> list[float]:

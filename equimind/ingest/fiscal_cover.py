@@ -33,7 +33,7 @@ from enum import StrEnum
 
 from equimind.core.documents import Origin
 from equimind.lexicon.calendar import MONTH_ABBREVIATIONS, MONTHS
-from equimind.lexicon.forms import ANNUAL_FORMS, QUARTERLY_FORMS
+from equimind.lexicon.forms import is_annual, is_quarterly
 from equimind.sources.base import RawFiling
 
 COVER_CHARS = 15_000
@@ -116,12 +116,11 @@ def stated_periods(text: str) -> list[StatedPeriod]:
 
 def _kind_of(form: str | None) -> PeriodStated | bool | None:
     """The kind the form's cover states; None for a form whose cover states none; True for an unknown form."""
-    f = (form or "").strip().upper()
-    if f in ANNUAL_FORMS or f.startswith("10-K"):  # 10-K405, 10-KT
+    if is_annual(form):
         return PeriodStated.ANNUAL
-    if f in QUARTERLY_FORMS or f.startswith("10-Q"):
+    if is_quarterly(form):
         return PeriodStated.QUARTER
-    return True if f in ("", "UNKNOWN") else None
+    return True if (form or "").strip().upper() in ("", "UNKNOWN") else None
 
 
 def stated_period(text: str, form: str | None = None) -> StatedPeriod | None:

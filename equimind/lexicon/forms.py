@@ -13,3 +13,15 @@ DOMESTIC_PERIODIC_FORMS: tuple[str, ...] = ("10-K", "10-Q", "10-K/A", "10-Q/A")
 # Every annual and quarterly report, in this order: the default form filter of the filing lists.
 PERIODIC_FORMS: tuple[str, ...] = (*DOMESTIC_PERIODIC_FORMS, "20-F", "40-F")
 CURRENT_REPORT_FORMS = frozenset({"8-K", "8-K/A", "6-K"})
+
+
+def is_annual(form: str | None) -> bool:
+    """An annual report: a form of ``ANNUAL_FORMS`` or a 10-K variant (10-K405, 10-KT), in any case."""
+    f = (form or "").strip().upper()
+    return f in ANNUAL_FORMS or f.startswith("10-K")
+
+
+def is_quarterly(form: str | None) -> bool:
+    """A quarterly report: a form of ``QUARTERLY_FORMS`` or a 10-Q variant (10-QT), in any case."""
+    f = (form or "").strip().upper()
+    return f in QUARTERLY_FORMS or f.startswith("10-Q")

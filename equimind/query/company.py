@@ -22,7 +22,7 @@ from functools import lru_cache
 from equimind.core.errors import ConfigError, NotFoundError
 from equimind.lexicon.companies import LEGAL_FORMS
 from equimind.lexicon.questions import COMPARE_WORDS
-from equimind.query.identity import CompanyEntry, Registrants, ampersand_forms, company_names, registrants_of
+from equimind.query.identity import CompanyEntry, ampersand_forms, company_names, registrants_of
 from equimind.sources.base import TickerInfo
 
 _WORD = re.compile(r"[A-Za-z0-9&][A-Za-z0-9&.\-']*")
@@ -85,21 +85,10 @@ def _match(proper: list[str], upper: set[str], ticker: str, forms: Sequence[tupl
     return None
 
 
-_NAMES: list[tuple[Mapping[str, TickerInfo], dict[str, str]]] = []
-
-
-def _registrants(ticker_map: Mapping[str, TickerInfo]) -> Registrants | None:
-    if not ticker_map:
-        return None
-    if not (_NAMES and _NAMES[0][0] is ticker_map):
-        _NAMES[:] = [(ticker_map, {t: info.name for t, info in ticker_map.items()})]
-    return registrants_of(_NAMES[0][1])
-
-
 def stored_forms(stored: Sequence[tuple[str, str | None]], ticker_map: Mapping[str, TickerInfo],
                  aliases: Mapping[str, Sequence[str]]) -> dict[str, tuple[tuple[str, ...], ...]]:
     """ticker -> the word sequences of every alias of a stored company (``query/identity.company_names``)."""
-    registrants = _registrants(ticker_map)
+    registrants = registrants_of(ticker_map) if ticker_map else None
     names: dict[str, list[str]] = {}
     for t, name in stored:
         names.setdefault(t, []).extend(n for n in (name, *aliases.get(t, ())) if n)

@@ -30,9 +30,11 @@ from dataclasses import dataclass
 from datetime import date
 
 from equimind.core.documents import Document
+from equimind.core.lru import LRU
 from equimind.core.search import DocumentRef
 from equimind.ingest.identity import GENERIC_SELF, FilingIdentity
 from equimind.lexicon.companies import LEGAL_FORMS
+from equimind.sources.base import TickerInfo
 
 # Trailing words an alias drops: the legal forms, and the generic business words a name ends in ("Meta Platforms",
 # "Cisco Systems", "Yum! Brands") that users leave out; a two-letter state tag ("/DE") and ".com" go too.
@@ -178,15 +180,17 @@ class RegistrantTickers(dict[str, str]):
         self.registrants = registrants
 
 
-_CACHE: list[tuple[Mapping[str, str], Registrants]] = []
+_REGISTRANTS: LRU[int, tuple[object, Registrants]] = LRU(4)  # by map object: the search filter's and ask's maps
 
 
-def registrants_of(ticker_names: Mapping[str, str]) -> Registrants:
-    """``Registrants`` of a map, built once per map object (the last one read is kept)."""
-    if _CACHE and _CACHE[0][0] is ticker_names:
-        return _CACHE[0][1]
-    reg = Registrants(ticker_names)
-    _CACHE[:] = [(ticker_names, reg)]
+def registrants_of(ticker_map: Mapping[str, str] | Mapping[str, TickerInfo]) -> Registrants:
+    """``Registrants`` of a map (ticker → registrant name, or the SEC map's ``TickerInfo`` entries), built once per
+    map object."""
+    hit = _REGISTRANTS.get(id(ticker_map))
+    if hit is not None and hit[0] is ticker_map:
+        return hit[1]
+    reg = Registrants({t: v if isinstance(v, str) else v.name for t, v in ticker_map.items()})
+    _REGISTRANTS.put(id(ticker_map), (ticker_map, reg))
     return reg
 
 
