@@ -71,23 +71,17 @@ outlook prospect prospects sustainable sustainability unsustainable risk risks r
 valuation overvalued undervalued overpriced underpriced cheap expensive attractive worthwhile
 bull bullish bear bearish upside downside thesis
 """)
-# Of those, the words that also name a reported fact ("did the risk it faced decrease in Q2 2023?", "the valuation
-# allowance at fiscal 2024 year end"): they ask for a judgement only when the ask is not about a past, stated
-# period (``classify``).
-SOFT_ADVICE_WORDS = _wordset("risk risks risky sustainable sustainability unsustainable valuation prospect prospects")
-# Past-tense auxiliaries: an ask framed with one ("did", "was") asks what happened, which a filing states.
-PAST_AUXILIARIES = _wordset("did was were had")
 DECISION_VERBS = frozenset({"buy", "sell", "hold", "invest", "short"})
 # A judgement adjective up to three words before a holding noun ("a good investment", "a great stock to own") asks
 # for a decision.
 JUDGEMENT_ADJECTIVES = frozenset({"good", "bad", "great", "wise", "smart", "safe", "solid", "poor"})
 DECISION_NOUNS = frozenset({"investment", "stock", "shares", "buy", "bet", "pick", "stocks"})
 PERSONAL = frozenset({"i", "we", "me", "my", "our", "us", "you", "your"})
-# Words that frame a decision ask rather than name its topic ("a good long-term investment at this price").
 # The nouns a question refers to the company it is about with ("Should I invest in this company?", "the firm",
 # "its stock"): in a decision ask they are its subject, never its topic.
 SUBJECT_REFERENTS = frozenset({"company", "firm", "corporation", "stock", "stocks", "share", "shares", "equity",
                                "ticker"})
+# Words that frame a decision ask rather than name its topic ("a good long-term investment at this price").
 DECISION_FRAME = (ADVICE_WORDS | DECISION_VERBS | PERSONAL | DECISION_NOUNS | JUDGEMENT_ADJECTIVES
                   | SUBJECT_REFERENTS
                   | frozenset({"long", "term", "near", "medium", "horizon", "price", "own", "owning", "worth"}))
@@ -100,7 +94,6 @@ COORDINATORS = frozenset({"and", "or", "&"})
 # "/MN" (WELLS FARGO & COMPANY/MN), "SE", "Holding", "Companies".
 LEGAL_SUFFIXES = LEGAL_FORMS | frozenset({"companies", "holding", "se", "the", "com", "de", "del", "mn"})
 _PERIOD = re.compile(r"^(?:fy\d*|q[1-4]|h[12]|\d+[a-z]*|[a-z]\d{1,2})$")  # fy2024, q2, h1, 2024, 10k, 3m (units)
-_DATED = re.compile(r"^(?:fy\d{2}(?:\d{2})?|(?:19|20)\d{2}|q[1-4]|h[12])$")  # a stated period: fy23, 2023, q2
 _SENTENCE = re.compile(r"(?<=[?!.])\s+")
 _STOPS = frozenset("?!.:;")
 _PAREN = re.compile(r"\([^()]*\)")
@@ -268,12 +261,9 @@ def classify(tokens: Sequence[str]) -> tuple[AskKind, str]:
     """Decision when the question uses advice / outlook vocabulary, or a decision verb (buy, sell, hold, invest,
     short) with a personal pronoun ("should I buy"), as a noun ("a buy") or as its first word ("Buy or sell?"), or a
     judgement adjective before a holding noun ("a good investment").
-    A soft advice word (``SOFT_ADVICE_WORDS``: "risk", "valuation") decides only outside a factual frame: an ask
-    about a stated period (a year or quarter token) or framed in the past tense ("did", "was" before it) asks what
-    happened. Everything else is a specific ask. ``tokens`` are the lower-case words with company names removed."""
-    dated = any(_DATED.match(w) for w in tokens)
-    for i, w in enumerate(tokens):
-        if w in ADVICE_WORDS and not (w in SOFT_ADVICE_WORDS and (dated or PAST_AUXILIARIES & set(tokens[:i]))):
+    Everything else is a specific ask. ``tokens`` are the lower-case words with company names removed."""
+    for w in tokens:
+        if w in ADVICE_WORDS:
             return AskKind.DECISION, f"advice/outlook word '{w}'"
     for i, a in enumerate(tokens):
         noun = next((b for b in tokens[i + 1:i + 4] if b in DECISION_NOUNS), None)
