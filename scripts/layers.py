@@ -36,6 +36,7 @@ LAYERS: tuple[str, ...] = (
     "query",  # the question, understood once (ParsedQuestion)
     "retrieval",  # hybrid search, fusion, rerank, compression
     "answer",  # the answerability refusal and the direct, cited answer (a chain of strategies)
+    "changes",  # filing-to-filing changes: sections, paragraphs and figures aligned, ranked, cited on both sides
     "debate",  # bull / bear / judge, the offline analyst
     "research",  # the agentic loop: search -> critic -> fetch -> rewrite, and its conclusion
     "app",  # Services (the one dependency container) and the engine facade

@@ -21,8 +21,10 @@ from equimind import __version__
 from equimind.analytics.market import DEFAULT_LOOKBACK_DAYS, MarketReport, market_report
 from equimind.analytics.price_series import PriceSeries
 from equimind.answer.record import Answer
+from equimind.app.changes_run import run_changes
 from equimind.app.research_run import ResearchRun
 from equimind.app.services import Services
+from equimind.changes.model import ChangeReport
 from equimind.core.citations import CitationCheck, SpanCheck, verify_citation, verify_spans
 from equimind.core.config import Settings
 from equimind.core.degraded import Degradation, DegradationNote
@@ -211,6 +213,12 @@ class EquiMindEngine:
         parsed = self.services.question_parser.parse(question, as_of or date.today(), t, example=DECISION_EXAMPLE)
         with self._first_answer(t):
             return ResearchRun(self.services, parsed, on_event, search=self._loop_search).run()
+
+    def changes(self, ticker: str, *, form: str | None = None, from_: str | None = None, to: str | None = None,
+                sections: tuple[str, ...] = (), as_of: date | None = None) -> ChangeReport:
+        """What changed between two filings of a company (``app/changes_run.py``): each change cited on both sides."""
+        return run_changes(self.services, self.known_ticker, ticker, form=form, from_=from_, to=to,
+                           sections=sections, as_of=as_of)
 
     def ask(self, question: str, ticker: str | None = None, as_of: date | None = None, *,
             on_event: EventSink | None = None) -> Answer:

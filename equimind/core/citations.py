@@ -228,6 +228,7 @@ class CitationVerifier:
         self._lookup = text_lookup
         self._texts: dict[str, str] = {}
         self._norms: dict[str, NormalisedText] = {}
+        self._digests: dict[str, str] = {}
 
     def text(self, doc_id: str) -> str:
         """The canonical text (raises NotFoundError for an unknown id, as the lookup does)."""
@@ -247,7 +248,7 @@ class CitationVerifier:
         normalised; otherwise the first exact, then the first normalised match anywhere in the document.
         """
         text = self.text(doc_id)
-        digest = sha256_hex(text)
+        digest = self._digests.get(doc_id) or self._digests.setdefault(doc_id, sha256_hex(text))
         lo, hi = within if within is not None else (0, len(text))
         exact = _find_all(text, quote, 1_000) if quote.strip() else []
         if any(lo <= h < hi for h in exact):
