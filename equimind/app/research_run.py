@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from equimind.analytics.market import MarketReport
 from equimind.answer.answerability import AnswerabilityCheck
 from equimind.answer.record import Answer
+from equimind.app.changes_run import stored_changes
 from equimind.core.research import Figure, Recommendation
 from equimind.core.search import EvidenceNode, SearchResult
 from equimind.core.timeguard import filter_dated
@@ -108,7 +109,7 @@ class ResearchRun:
             answerability=AnswerabilityCheck(s.docstore, s.answerability_terms),
             debate=lambda: DebateEngine.from_settings(self.settings, s.docstore, api_key=s.llm_api_key()),
             memory=s.memory, provider=self.settings.provider, emit=self.emit, answerer=s.answerer,
-            rescope=s.question_parser.rescope)
+            rescope=s.question_parser.rescope, changes=lambda t, d: stored_changes(s, t, d))
 
     def _load_cached_report(self) -> None:
         """DB-first figures: reuse the market report computed by an earlier run for the same ticker and as-of."""

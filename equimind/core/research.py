@@ -1,10 +1,11 @@
 """The research result: the rating, the debate's claims and citations, the computed figures, the agentic loop's
-report and the ``Recommendation`` every interface prints (Pydantic, validated, JSON-serialisable).
+report, the rating ledger's "since" block (``LedgerDelta``: what changed since the previous rated run on the ticker)
+and the ``Recommendation`` every interface prints (Pydantic, validated, JSON-serialisable).
 """
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from enum import StrEnum
 from typing import Any
 
@@ -74,6 +75,7 @@ class IterationLog(BaseModel):
     fetched: list[dict[str, Any]] = Field(default_factory=list)
     critic: dict[str, Any] = Field(default_factory=dict)
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    since: LedgerDelta | None = None  # the rating ledger: what changed since the previous rated run (None: the first)
 
 
 class AgenticRAGReport(BaseModel):
@@ -93,6 +95,71 @@ class JudgeSynthesis(BaseModel):
     key_risks: list[str] = Field(default_factory=list)
     key_catalysts: list[str] = Field(default_factory=list)
     reasoning: list[str] = Field(default_factory=list)
+
+
+# The rating ledger (memory/ledger.py): what a rated run used, and what changed since the previous one
+class LedgerEvidence(BaseModel):
+    """A span a run's claims (or its answer) cite: the ledger's id of a piece of evidence is (doc_id, start, end)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    doc_id: str
+    start: int
+    end: int
+    quote: str  # the cited text, whitespace collapsed, cut to a short quote (the span gives the whole of it)
+    filed_at: date | None = None  # the document's filing date, when the run read the document as a passage
+    form: str | None = None
+    sides: list[str] = Field(default_factory=list)  # who cited it: "bull", "bear", "answer"
+
+
+class LedgerFigure(BaseModel):
+    """A figure a run read (``Figure`` without its formula inputs), as the ledger keeps it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    name: str
+    value: float | None
+    unit: str
+    as_of: date | None
+    provenance: dict[str, Any] = Field(default_factory=dict)
+    cited: bool = False  # a claim of the run names it
+
+
+class FigureChange(BaseModel):
+    """A figure whose value differs between two ledger entries (matched by figure id); ``old`` or ``new`` is None
+    when only one entry has it."""
+
+    id: str
+    name: str
+    old: LedgerFigure | None
+    new: LedgerFigure | None
+
+
+class LedgerDelta(BaseModel):
+    """The "since" block: the previous rated run on the ticker visible at this run's as-of date (the latest ledger
+    entry with an as-of date on or before it, a same-day entry only when it ran earlier) against this one."""
+
+    since: date  # the previous entry's as-of date
+    previous_run_id: int
+    previous_run_at: datetime
+    rating_from: Rating | None
+    rating_to: Rating | None
+    conviction_from: float
+    conviction_to: float
+    previous_recorded: bool = True  # False: the previous run predates the ledger (no evidence / figures stored)
+    evidence_entered: list[LedgerEvidence] = Field(default_factory=list)
+    evidence_left: list[LedgerEvidence] = Field(default_factory=list)
+    evidence_kept: int = 0
+    figures_changed: list[FigureChange] = Field(default_factory=list)
+
+    @property
+    def headline(self) -> str:
+        """``since 2025-06-30: BUY → HOLD``."""
+        def name(r: Rating | None) -> str:
+            return r.value if r is not None else "no rating"
+
+        return f"since {self.since}: {name(self.rating_from)} → {name(self.rating_to)}"
 
 
 class Recommendation(BaseModel):
@@ -116,3 +183,4 @@ class Recommendation(BaseModel):
     prompt_hashes: dict[str, str] = Field(default_factory=dict)
     usage: dict[str, Any] = Field(default_factory=dict)
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    since: LedgerDelta | None = None  # the rating ledger: what changed since the previous rated run (None: the first)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from equimind.changes.model import ChangeReport
 from equimind.core.citations import CitationVerifier, TextLookup
 from equimind.core.config import Settings
 from equimind.core.degraded import Degradation
@@ -99,10 +100,10 @@ class DebateEngine:
         return cls(settings, llm, text_lookup, lexicon=lexicon, strict=strict, lexicon_note=note)
 
     def run(self, ticker: str, question: str, as_of: date, evidence: Sequence[EvidenceNode],
-            figures: Sequence[Figure]) -> DebateOutcome:
+            figures: Sequence[Figure], changes: ChangeReport | None = None) -> DebateOutcome:
         """Synchronous entry. Inside a running event loop it runs on a worker thread with its own loop (blocking
         the caller); async code should ``await arun(...)`` instead."""
-        coro = self.arun(ticker, question, as_of, evidence, figures)
+        coro = self.arun(ticker, question, as_of, evidence, figures, changes)
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -111,15 +112,22 @@ class DebateEngine:
             return pool.submit(asyncio.run, coro).result()
 
     async def arun(self, ticker: str, question: str, as_of: date, evidence: Sequence[EvidenceNode],
-                   figures: Sequence[Figure]) -> DebateOutcome:
+                   figures: Sequence[Figure], changes: ChangeReport | None = None) -> DebateOutcome:
         verifier = CitationVerifier(self._lookup)
         analyst = OfflineAnalyst(self.lexicon, max_claims_per_side=self._max_claims,
                                   prior_normalised=lambda d: verifier.normalised(d).text)
         ev, late_ev = split_by_as_of(evidence, as_of)
         figs, late_figs = split_by_as_of(figures, as_of)
-        analysis = analyst.analyse(ev, figs)
+        if changes is not None and changes.new.filed_at is not None and changes.new.filed_at > as_of:
+            state_note = f"the filing change report ends {changes.new.filed_at}, after {as_of}: not used"
+            changes = None
+        else:
+            state_note = None
+        analysis = analyst.analyse(ev, figs, changes)
         state = RunState(ticker, question, as_of, list(ev), list(figs), analysis,
                          ClaimVerifier(verifier, figs, analysis))
+        if state_note:
+            state.degrade("as_of", state_note)
         if late_ev or late_figs:
             state.degrade("as_of", f"{len(late_ev)} evidence node(s) and {len(late_figs)} figure(s) dated after "
                                    f"{as_of} were excluded")

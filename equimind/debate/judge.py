@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from equimind.core.research import Rating, Speaker
+from equimind.debate.change_claims import CONSTANTS as CHANGE_CONSTANTS
 from equimind.debate.cues import (
     HEDGE_FACTOR,
     HEDGES,
@@ -66,7 +67,7 @@ def tables_repr() -> str:
     constants = (HEDGE_FACTOR, NEW_RISK_BONUS, NEW_RISK_PROBE, TONE_MIN_POLAR_WORDS, TONE_DELTA, TONE_STRENGTH)
     parts = [RULES_VERSION, repr(cues), repr(FIGURE_RULES), repr(sorted(FIGURE_ALIASES.items())),
              repr(sorted(NEGATIONS)), repr(sorted(HEDGES)), repr(constants),
-             repr([p.pattern for p in INJECTION_PATTERNS])]
+             repr([p.pattern for p in INJECTION_PATTERNS]), repr(CHANGE_CONSTANTS)]
     return "\n".join(parts)
 
 

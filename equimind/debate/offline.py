@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 
+from equimind.changes.model import ChangeReport
 from equimind.core.citations import normalise
 from equimind.core.documents import sha256_hex
 from equimind.core.errors import NotFoundError
@@ -22,6 +23,7 @@ from equimind.core.research import Figure, Speaker
 from equimind.core.search import EvidenceNode
 from equimind.debate import cues as cue_rules
 from equimind.debate import figure_rules
+from equimind.debate.change_claims import change_claims
 from equimind.debate.records import Author, Basis, BasisKind, ClaimKind, DraftClaim, SpanRef, Theme
 from equimind.lexicon.injection import injection_spans
 from equimind.lexicon.lm_lists import Lexicon
@@ -106,7 +108,8 @@ class OfflineAnalyst:
 
     # ---- openings -------------------------------------------------------------------------------------------
 
-    def analyse(self, evidence: Sequence[EvidenceNode], figures: Sequence[Figure]) -> Analysis:
+    def analyse(self, evidence: Sequence[EvidenceNode], figures: Sequence[Figure],
+                changes: ChangeReport | None = None) -> Analysis:
         nodes = order_nodes(evidence)
         injections = self._injections(nodes)
         flagged = {(h.doc_id, h.start, h.end) for h in injections}
@@ -118,7 +121,7 @@ class OfflineAnalyst:
             tone_claims: list[DraftClaim] = []
         else:
             tone_claims = self._tone_claims(nodes, flagged)
-        claims = text_claims + tone_claims + figure_claims(figures)
+        claims = text_claims + tone_claims + figure_claims(figures) + change_claims(changes)
         bull = select_case([c for c in claims if c.speaker is Speaker.BULL], self.max_claims_per_side)
         bear = select_case([c for c in claims if c.speaker is Speaker.BEAR], self.max_claims_per_side)
         return Analysis(bull=bull, bear=bear, sentence_signals=tuple(s for s, _ in found),

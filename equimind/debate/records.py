@@ -58,6 +58,7 @@ class BasisKind(StrEnum):
     CUE = "cue"  # a text cue in a cited sentence
     TONE = "tone"  # a tone shift between two filings
     FIGURE = "figure"  # a figure rule
+    CHANGE = "change"  # a change between two filings (``debate.change_claims``)
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,11 @@ from equimind.analytics.price_series import PriceSeries
 from equimind.answer.record import Answer
 from equimind.app.engine import Health, Passage
 from equimind.backtest.models import BacktestReport
+from equimind.changes.model import ChangeReport
 from equimind.core.research import Recommendation
 from equimind.core.search import SearchResult
 from equimind.interfaces.api.models import CitationCheckOut
-from equimind.memory.records import MemorySnapshot
+from equimind.memory.records import LedgerHistory, MemorySnapshot
 from equimind.security.trace import Trace
 
 
@@ -48,6 +49,14 @@ class TracedAnswer(Answer):
 
 
 class TracedMemory(MemorySnapshot):
+    trace: Trace
+
+
+class TracedLedger(LedgerHistory):
+    trace: Trace
+
+
+class TracedChangeReport(ChangeReport):
     trace: Trace
 
 

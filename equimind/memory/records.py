@@ -1,5 +1,6 @@
 """Research memory's records (Pydantic at the boundary, frozen dataclass inside): evidence entries, period
-summaries, research runs, the snapshot the interfaces print, and the delta engine's fetch plan."""
+summaries, research runs, the snapshot the interfaces print, the delta engine's fetch plan, and the rating ledger's
+entries and history (``equimind ledger``)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from equimind.core.documents import FilterSpec
 from equimind.core.errors import ConfigError
-from equimind.core.research import Rating
+from equimind.core.research import LedgerDelta, LedgerEvidence, LedgerFigure, Rating
 from equimind.core.timeguard import as_of_filter
 
-FORMAT_VERSION = 1
-
+FORMAT_VERSION = 2  # 2: the rating ledger's tables (memory/store.py migrates a format-1 file in place)
 
 
 class Level(StrEnum):
@@ -126,3 +126,39 @@ class FetchPlan(BaseModel):
         if d is None:
             raise ConfigError(f"kind {kind!r} was not planned; planned: {[x.kind for x in self.decisions]}")
         return as_of_filter(FilterSpec(tickers=(self.ticker,), since=d.since, forms=(kind,)), self.as_of)
+
+
+class LedgerEntry(BaseModel):
+    """One rated research run in the ledger: its as-of date, rating, conviction, and the evidence and figures it used.
+    ``recorded`` is False for a run stored before the ledger existed (memory format 1): its rating is known, its
+    evidence and figures are not."""
+
+    run_id: int
+    ticker: str
+    question: str
+    as_of: date
+    run_at: datetime
+    rating: Rating | None
+    conviction: float
+    recorded: bool = True
+    evidence: list[LedgerEvidence] = Field(default_factory=list)
+    figures: list[LedgerFigure] = Field(default_factory=list)
+
+
+class LedgerRow(BaseModel):
+    """A ledger entry and its change from the entry before it (None for the first)."""
+
+    entry: LedgerEntry
+    evidence_count: int | None  # None: not recorded (a run from before the ledger)
+    figures_count: int | None
+    change: LedgerDelta | None = None
+
+
+class LedgerHistory(BaseModel):
+    """What ``equimind ledger TICKER --json`` and ``GET /api/v1/ledger/{ticker}`` return: the rated runs visible at
+    ``as_of`` (none dated after it), oldest first."""
+
+    ticker: str
+    as_of: date | None
+    rule: str
+    entries: list[LedgerRow]

@@ -9,6 +9,10 @@
   days', a quarter the top 12 of its months'. Every item keeps its document, character span, date and form, so it can
   be cited. Ties break by newer date, then doc id and offset.
 * **runs** — ticker, question, as_of, rating, conviction, when it ran and how long it took.
+* **ledger_runs / ledger_evidence / ledger_figures** — the rating ledger (``memory/ledger.py``): per run, the spans its
+  claims cite (document id, start, end, a short quote, filing date, form, who cited it) and the figures it read (id,
+  name, value, unit, as-of date, provenance, whether a claim cites it). A run with a ``ledger_runs`` row had its
+  evidence recorded; a run without one predates the ledger.
 
 The as-of rule holds on every read: an entry, summary item or run dated after the as-of date never comes back. A
 stored summary is returned only when its whole period ends on or before the as-of date; the period that contains the
@@ -16,6 +20,10 @@ as-of date is rebuilt on the fly from the entries dated up to it (``partial = Tr
 
 Delta engine: ``needs_fetch`` reuses what is stored and asks only for data newer than the last research on the ticker
 (``since = last research as_of + 1 day``); a kind with nothing stored, or a ticker never researched, is fetched whole.
+
+Format: ``meta.format_version`` (``records.FORMAT_VERSION``). An older file is migrated in place when opened (format 1
+→ 2 adds the ledger's tables; its runs stay, as ledger entries without recorded evidence); a file of a newer format
+is refused with the fix (upgrade EquiMind), never rewritten.
 """
 
 from __future__ import annotations
@@ -29,15 +37,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from equimind.core.documents import sha256_hex
-from equimind.core.errors import ConfigError
-from equimind.core.research import Rating
+from equimind.core.errors import ConfigError, NotFoundError
+from equimind.core.research import LedgerDelta, LedgerEvidence, LedgerFigure, Rating, Recommendation
 from equimind.core.search import EvidenceNode
+from equimind.memory import ledger
 from equimind.memory.records import (
     FORMAT_VERSION,
     EvidenceEntry,
     EvidenceRef,
     FetchDecision,
     FetchPlan,
+    LedgerEntry,
+    LedgerHistory,
     Level,
     MemorySnapshot,
     PeriodSummary,
@@ -65,6 +76,23 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE INDEX IF NOT EXISTS runs_ticker_as_of ON runs (ticker, as_of);
 """
 
+# Format 2: the rating ledger. Every statement is idempotent, so a migration cut short is simply run again.
+_LEDGER_SCHEMA = """
+CREATE TABLE IF NOT EXISTS ledger_runs (run_id INTEGER PRIMARY KEY REFERENCES runs (id));
+CREATE TABLE IF NOT EXISTS ledger_evidence (
+  run_id INTEGER NOT NULL REFERENCES runs (id), pos INTEGER NOT NULL, doc_id TEXT NOT NULL, start INTEGER NOT NULL,
+  "end" INTEGER NOT NULL, quote TEXT NOT NULL, filed_at TEXT, form TEXT, sides TEXT NOT NULL,
+  PRIMARY KEY (run_id, doc_id, start, "end"));
+CREATE INDEX IF NOT EXISTS ledger_evidence_doc ON ledger_evidence (doc_id);
+CREATE TABLE IF NOT EXISTS ledger_figures (
+  run_id INTEGER NOT NULL REFERENCES runs (id), pos INTEGER NOT NULL, figure_id TEXT NOT NULL, name TEXT NOT NULL,
+  value REAL, unit TEXT NOT NULL, as_of TEXT, provenance TEXT NOT NULL, cited INTEGER NOT NULL,
+  PRIMARY KEY (run_id, figure_id));
+"""
+
+# format N -> N + 1, applied in order to an older file when it is opened
+_MIGRATIONS: dict[int, str] = {1: _LEDGER_SCHEMA}
+
 
 class MemoryStore:
     """SQLite-backed research memory; one connection per operation, so a store can be shared across threads."""
@@ -75,11 +103,19 @@ class MemoryStore:
         with self._conn() as conn:
             conn.executescript(_SCHEMA)
             row = conn.execute("SELECT value FROM meta WHERE key = 'format_version'").fetchone()
-            if row is None:
+            if row is None:  # a new file
+                conn.executescript(_LEDGER_SCHEMA)
                 conn.execute("INSERT INTO meta VALUES ('format_version', ?)", (str(FORMAT_VERSION),))
-            elif int(row[0]) != FORMAT_VERSION:
-                raise ConfigError(f"{self.path} has memory format {row[0]}, this EquiMind reads {FORMAT_VERSION}; "
-                                  "delete the file to rebuild it")
+                return
+            found = int(row[0])
+            if found > FORMAT_VERSION:
+                raise ConfigError(f"{self.path} has memory format {found}, written by a newer EquiMind; this one "
+                                  f"reads formats up to {FORMAT_VERSION}: upgrade EquiMind (or move the file aside, "
+                                  "or delete the file, to start an empty memory: its research history is lost)")
+            for version in range(found, FORMAT_VERSION):
+                conn.executescript(_MIGRATIONS[version])
+            if found != FORMAT_VERSION:
+                conn.execute("UPDATE meta SET value = ? WHERE key = 'format_version'", (str(FORMAT_VERSION),))
 
     @classmethod
     def from_settings(cls, settings: Settings) -> MemoryStore:
@@ -109,7 +145,10 @@ class MemoryStore:
         return added
 
     def record_run(self, ticker: str, question: str, as_of: date, rating: Rating | None, conviction: float,
-                   run_at: datetime | None = None, duration_s: float | None = None) -> ResearchRun:
+                   run_at: datetime | None = None, duration_s: float | None = None, *,
+                   evidence: Sequence[LedgerEvidence] | None = None,
+                   figures: Sequence[LedgerFigure] | None = None) -> ResearchRun:
+        """Store a run; with ``evidence`` / ``figures`` (even empty) its ledger rows too, in the same transaction."""
         if not 0.0 <= conviction <= 1.0:
             raise ConfigError(f"conviction must be between 0 and 1, got {conviction}")
         at = run_at or datetime.now()
@@ -120,8 +159,38 @@ class MemoryStore:
                 (ticker.upper(), question, as_of.isoformat(), rating.value if rating else None, conviction,
                  at.isoformat(timespec="seconds"), duration_s))
             run_id = int(cur.lastrowid or 0)
+            if evidence is not None or figures is not None:
+                self._record_ledger(conn, run_id, evidence or (), figures or ())
         return ResearchRun(id=run_id, ticker=ticker.upper(), question=question, as_of=as_of, rating=rating,
                            conviction=conviction, run_at=at.replace(microsecond=0), duration_s=duration_s)
+
+    @staticmethod
+    def _record_ledger(conn: sqlite3.Connection, run_id: int, evidence: Sequence[LedgerEvidence],
+                       figures: Sequence[LedgerFigure]) -> None:
+        conn.execute("INSERT INTO ledger_runs VALUES (?)", (run_id,))
+        conn.executemany(
+            "INSERT OR IGNORE INTO ledger_evidence VALUES (?,?,?,?,?,?,?,?,?)",
+            [(run_id, i, e.doc_id, e.start, e.end, e.quote, e.filed_at.isoformat() if e.filed_at else None, e.form,
+              json.dumps(e.sides)) for i, e in enumerate(evidence)])
+        conn.executemany(
+            "INSERT OR IGNORE INTO ledger_figures VALUES (?,?,?,?,?,?,?,?,?)",
+            [(run_id, i, f.id, f.name, f.value, f.unit, f.as_of.isoformat() if f.as_of else None,
+              json.dumps(f.provenance, sort_keys=True, default=str), int(f.cited)) for i, f in enumerate(figures)])
+
+    def record_research(self, rec: Recommendation, nodes: Sequence[EvidenceNode] = (),
+                        duration_s: float | None = None,
+                        run_at: datetime | None = None) -> tuple[ResearchRun, LedgerDelta | None]:
+        """Store a research result as a run and, with its evidence and figures, a ledger entry; returns the run and,
+        for a rated result, its change since the previous entry visible at its as-of date (None for the first).
+        ``nodes`` are the run's passages (each cited document's filing date and form)."""
+        previous = self.previous_entry(rec.ticker, rec.as_of) if rec.rating is not None else None
+        run = self.record_run(rec.ticker, rec.question, rec.as_of, rec.rating, rec.conviction, run_at=run_at,
+                              duration_s=duration_s, evidence=ledger.ledger_evidence(rec, nodes),
+                              figures=ledger.ledger_figures(rec))
+        if previous is None:
+            return run, None
+        current = self._ledger_entries(rec.ticker, run_id=run.id)
+        return run, ledger.delta(previous, current[0])
 
     def _rebuild(self, ticker: str, days: list[date]) -> None:
         if not days:
@@ -194,6 +263,72 @@ class MemoryStore:
         return [ResearchRun(id=r[0], ticker=r[1], question=r[2], as_of=date.fromisoformat(r[3]),
                             rating=Rating(r[4]) if r[4] else None, conviction=r[5],
                             run_at=datetime.fromisoformat(r[6]), duration_s=r[7]) for r in rows]
+
+    # -- the rating ledger (memory/ledger.py) ----------------------------------------------------------------
+    def _ledger_entries(self, ticker: str, run_id: int | None = None, *, details: bool = True) -> list[LedgerEntry]:
+        """Every rated run of ``ticker`` (or the one run ``run_id``) with its recorded evidence and figures (without
+        them when ``details`` is False: choosing an entry needs only its dates)."""
+        sql = ("SELECT r.id, r.ticker, r.question, r.as_of, r.run_at, r.rating, r.conviction, l.run_id IS NOT NULL "
+               "FROM runs r LEFT JOIN ledger_runs l ON l.run_id = r.id WHERE r.ticker = ?")
+        args: list[object] = [ticker.upper()]
+        if run_id is None:
+            sql += " AND r.rating IS NOT NULL"
+        else:
+            sql += " AND r.id = ?"
+            args.append(run_id)
+        evidence: dict[int, list[LedgerEvidence]] = {}
+        figures: dict[int, list[LedgerFigure]] = {}
+        with self._conn() as conn:
+            runs = conn.execute(sql, args).fetchall()
+            ids = [r[0] for r in runs] if details else []
+            marks = ",".join("?" * len(ids))
+            ev = conn.execute('SELECT run_id, doc_id, start, "end", quote, filed_at, form, sides FROM ledger_evidence '
+                              f"WHERE run_id IN ({marks}) ORDER BY run_id, pos", ids).fetchall() if ids else []
+            fig = conn.execute("SELECT run_id, figure_id, name, value, unit, as_of, provenance, cited FROM "
+                               f"ledger_figures WHERE run_id IN ({marks}) ORDER BY run_id, pos",
+                               ids).fetchall() if ids else []
+        for r in ev:
+            evidence.setdefault(r[0], []).append(LedgerEvidence(
+                doc_id=r[1], start=r[2], end=r[3], quote=r[4], filed_at=date.fromisoformat(r[5]) if r[5] else None,
+                form=r[6], sides=json.loads(r[7])))
+        for r in fig:
+            figures.setdefault(r[0], []).append(LedgerFigure(
+                id=r[1], name=r[2], value=r[3], unit=r[4], as_of=date.fromisoformat(r[5]) if r[5] else None,
+                provenance=json.loads(r[6]), cited=bool(r[7])))
+        return [LedgerEntry(run_id=r[0], ticker=r[1], question=r[2], as_of=date.fromisoformat(r[3]),
+                            run_at=datetime.fromisoformat(r[4]), rating=Rating(r[5]) if r[5] else None,
+                            conviction=r[6], recorded=bool(r[7]), evidence=evidence.get(r[0], []),
+                            figures=figures.get(r[0], [])) for r in runs]
+
+    def ledger(self, ticker: str, as_of: date | None = None) -> list[LedgerEntry]:
+        """The ledger of ``ticker``: its rated runs with an as-of date on or before ``as_of``, in ledger order."""
+        return ledger.visible(self._ledger_entries(ticker), as_of)
+
+    def previous_entry(self, ticker: str, as_of: date) -> LedgerEntry | None:
+        """The entry a new run on ``ticker`` at ``as_of`` is compared with (``memory/ledger.py``): chosen among the
+        entries' dates, then read whole."""
+        chosen = ledger.previous_entry(self._ledger_entries(ticker, details=False), as_of)
+        return self._ledger_entries(ticker, chosen.run_id)[0] if chosen is not None else None
+
+    def ledger_history(self, ticker: str, as_of: date | None = None) -> LedgerHistory:
+        """``equimind ledger``: every visible entry with its change from the one before; NotFoundError naming the
+        fix when there is none."""
+        t = ticker.strip().upper()
+        entries = self.ledger(t, as_of)
+        if not entries:
+            raise NotFoundError(self._no_history(t, as_of))
+        return LedgerHistory(ticker=t, as_of=as_of, rule=ledger.RULE, entries=ledger.history(entries))
+
+    def _no_history(self, ticker: str, as_of: date | None) -> str:
+        every = ledger.ordered(self._ledger_entries(ticker, details=False))
+        if as_of is not None and every:
+            first = every[0].as_of
+            return (f"no research recorded for {ticker} with an as-of date on or before {as_of}: its first entry is "
+                    f"as of {first}; choose --as-of {first} or later")
+        with self._conn() as conn:
+            rows = conn.execute("SELECT DISTINCT ticker FROM runs WHERE rating IS NOT NULL ORDER BY ticker").fetchall()
+        has = f"; tickers with recorded research: {', '.join(r[0] for r in rows)}" if rows else ""
+        return f"no research recorded for {ticker}; run `equimind research {ticker} \"Should I invest?\"` first{has}"
 
     def needs_fetch(self, ticker: str, as_of: date, kinds: Sequence[str]) -> FetchPlan:
         """What to fetch for ``kinds`` (forms such as 10-K, 10-Q, 8-K, news, prices, companyfacts) as of ``as_of``."""

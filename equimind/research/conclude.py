@@ -7,11 +7,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from equimind.answer.answerability import AnswerabilityCheck, AnswerabilityVerdict
 from equimind.answer.answerer import Answerer
 from equimind.answer.record import Answer
+from equimind.changes.model import ChangeReport
 from equimind.core.research import AgenticRAGReport, Figure, JudgeSynthesis, Recommendation
 from equimind.core.search import EvidenceNode
 from equimind.core.timeguard import filter_dated
@@ -38,6 +40,8 @@ class Concluder:
     answerer: Callable[[], Answerer] | None = None  # a specific ask is answered (issue 14), not rated
     rescope: Callable[[ParsedQuestion, str | None], ParsedQuestion] = lambda pq, company: pq  # the documents the
     # run can see now (``QuestionParser.rescope``): a fetch may have stored new filings
+    changes: Callable[[str, date], ChangeReport | None] = lambda ticker, as_of: None  # the risk-factor changes
+    # between the ticker's two latest stored filings (``app/changes_run.stored_changes``): debate evidence
 
     def conclude(self, ask: ParsedQuestion, state: RunState, converged: bool, verdict: CriticVerdict,
                  evidence: list[EvidenceNode], figures: list[Figure], t_all: float) -> Recommendation:
@@ -54,7 +58,8 @@ class Concluder:
             fields = self._answer_fields(ask, state, nodes)
         elif answer.answerable:
             t0 = time.perf_counter()
-            outcome = self.debate().run(ask.ticker, ask.text, ask.as_of, list(comp.kept), figures)
+            changes = self.changes(ask.ticker, ask.as_of)
+            outcome = self.debate().run(ask.ticker, ask.text, ask.as_of, list(comp.kept), figures, changes)
             state.time("debate", t0)
             self.emit(ResearchStage.DEBATE, f"{len(outcome.bull_case)} bull and {len(outcome.bear_case)} bear "
                       f"claims verified; {outcome.dropped_claims} dropped", None,
@@ -74,7 +79,7 @@ class Concluder:
         rec = Recommendation(ticker=ask.ticker, question=ask.text, as_of=ask.as_of, figures=figures,
                              agentic_rag=agentic, degraded=state.degraded.items(), timings_ms=dict(state.timings),
                              **fields)
-        self._remember(ask, comp.kept, rec)
+        rec = self._remember(ask, comp.kept, rec, nodes)
         ended = rec.rating.value if rec.rating else "REFUSED" if rec.refused else "ANSWERED"
         self.emit(ResearchStage.DONE, f"{ended} conviction {rec.conviction:.2f}", None)
         return rec
@@ -126,7 +131,10 @@ class Concluder:
                 "refusal_reason": reason, "bull_case": [], "bear_case": [], "judge": synthesis, "degraded": [],
                 "dropped_claims": 0, "provider": self.provider, "prompt_hashes": {}, "usage": {}}
 
-    def _remember(self, ask: ParsedQuestion, kept: Any, rec: Recommendation) -> None:
+    def _remember(self, ask: ParsedQuestion, kept: Any, rec: Recommendation,
+                  nodes: list[EvidenceNode]) -> Recommendation:
+        """Remember the evidence and the run (with its rating ledger entry); a rated result gets its "since" block,
+        the change from the previous ledger entry visible at its as-of date (``memory/ledger.py``)."""
         self.memory.remember(ask.ticker, list(kept))
-        self.memory.record_run(ask.ticker, ask.text, ask.as_of, rec.rating, rec.conviction,
-                               duration_s=rec.timings_ms.get("total", 0.0) / 1000)
+        _, since = self.memory.record_research(rec, nodes, duration_s=rec.timings_ms.get("total", 0.0) / 1000)
+        return rec.model_copy(update={"since": since}) if since is not None else rec

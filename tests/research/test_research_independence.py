@@ -17,6 +17,7 @@ QUESTION = "Is data-center growth sustainable?"  # words NVDA's filings use far 
 def _evidence(rec) -> dict:  # type: ignore[no-untyped-def]
     data = json.loads(rec.model_dump_json())
     data.pop("timings_ms")
+    data.pop("since")  # the rating ledger's change from the run before: history, not this run's evidence
     rag = data.pop("agentic_rag")
     data["hits"] = [[h["chunk_id"] for h in it["hits"]] for it in rag["log"]]
     assert not any(it["fetched"] for it in rag["log"][1:]), "a warm run fetched again"

@@ -19,6 +19,7 @@ def _comparable(rec) -> dict:  # type: ignore[no-untyped-def]
     data = json.loads(rec.model_dump_json())
     data.pop("timings_ms")
     data.pop("agentic_rag")
+    data.pop("since")  # the rating ledger's change from the run before: history, not this run's evidence
     return data
 
 

@@ -1,4 +1,4 @@
-"""Read paths: ``market``, ``memory`` and ``verify-citation`` (nothing is written)."""
+"""Read paths: ``market``, ``memory``, ``ledger`` and ``verify-citation`` (nothing is written)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from equimind.interfaces.cli import render, render_report
+from equimind.interfaces.cli import render, render_ledger, render_report
 from equimind.interfaces.cli.app import (
     AsOfOpt,
     HomeOpt,
@@ -62,6 +62,29 @@ def memory(
             emit_json(snap, settings)
         else:
             render_report.memory(snap)
+
+    run_guarded(body)
+
+
+@app.command()
+def ledger(
+    ticker: Annotated[str, typer.Argument(help="Ticker, e.g. NVDA.")],
+    as_of: AsOfOpt = None,
+    home: HomeOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The rating ledger: every rated research run on a ticker (as-of date, rating, conviction, evidence and figures
+    used) and what changed from the run before; with --as-of, nothing dated after it."""
+
+    def body() -> None:
+        from equimind.memory.store import MemoryStore  # pydantic models and SQLite: kept out of `--help`
+
+        settings = build_settings(home)
+        history = MemoryStore.from_settings(settings).ledger_history(ticker, as_of=parse_day(as_of, "--as-of"))
+        if as_json:
+            emit_json(history, settings)
+        else:
+            render_ledger.history(history)
 
     run_guarded(body)
 

@@ -1,4 +1,5 @@
-"""Readable Rich reports: the recommendation, the market report and the memory snapshot."""
+"""Readable Rich reports: the recommendation (with its rating ledger "since" block), the market report and the memory
+snapshot."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from rich.panel import Panel
 from rich.table import Table
 
+from equimind.interfaces.cli import render_ledger
 from equimind.interfaces.cli.render import console, err_console
 from equimind.interfaces.cli.render_answer import answer  # same package, Rich only
 
@@ -41,6 +43,8 @@ def recommendation(rec: Recommendation) -> None:
         head = (f"[{style}]{rec.rating.value}[/{style}]  conviction {rec.conviction:.2f}  "
                 f"provider {rec.provider}\n\n{rec.thesis}")
         console.print(Panel(head, title=f"{rec.ticker} as of {rec.as_of}: {rec.question}"))
+        if rec.since is not None:  # the rating ledger: what changed since the previous rated run
+            render_ledger.since(rec.since)
     notes: list[str] = []
     _cases(rec, notes)
     _judge(rec)
