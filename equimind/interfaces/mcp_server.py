@@ -1,13 +1,13 @@
 """MCP server (stdio, official ``mcp`` SDK ``MCPServer``): EquiMind's read tools and the research run.
 
 Tools: ``search_filings``, ``get_passage``, ``verify_citation``, ``verify_citations`` (a batch), ``list_documents``,
-``corpus_status``, ``memory``, ``market_snapshot``, ``research``, ``ask`` — thin adapters over ``EquiMindEngine``,
-returning what the REST API returns for the same data. Every result carries a ``trace`` (request id, version,
-corpus signature, config hash: ``equimind.security.trace``). Every ``tools/call`` goes through the default-deny gate
-(``equimind.security.gate``) with the exact arguments the client sent, BEFORE the SDK parses them: an unknown tool,
-an extra, missing or ill-typed argument (a batch element included) is denied, and every call (allowed or denied) is
-in the audit log before anything runs. If the audit write fails, the tool does not run. Without
-``EQUIMIND_AUDIT_KEY`` the server refuses to start.
+``corpus_status``, ``memory``, ``market_snapshot``, ``changes``, ``research``, ``ask`` — thin adapters over
+``EquiMindEngine``, returning what the REST API returns for the same data. Every result carries a ``trace``
+(request id, version, corpus signature, config hash: ``equimind.security.trace``). Every ``tools/call`` goes through
+the default-deny gate (``equimind.security.gate``) with the exact arguments the client sent, BEFORE the SDK parses
+them: an unknown tool, an extra, missing or ill-typed argument (a batch element included) is denied, and every call
+(allowed or denied) is in the audit log before anything runs. If the audit write fails, the tool does not run.
+Without ``EQUIMIND_AUDIT_KEY`` the server refuses to start.
 
 Run it with ``equimind mcp`` or ``python -m equimind.interfaces.mcp_server`` (settings from ``EQUIMIND_*``).
 """
@@ -32,6 +32,7 @@ from equimind.core.errors import ConfigError, EquiMindError
 from equimind.interfaces.api.models import CitationBatchOut, CitationCheckOut, CitationSpan, DocumentList
 from equimind.interfaces.traced import (
     TracedAnswer,
+    TracedChangeReport,
     TracedCitationCheck,
     TracedHealth,
     TracedMarketReport,
@@ -54,7 +55,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
 TOOLS = ("search_filings", "get_passage", "verify_citation", "verify_citations", "list_documents", "corpus_status",
-         "memory", "market_snapshot", "research", "ask")
+         "memory", "market_snapshot", "changes", "research", "ask")
 INSTRUCTIONS = (
     "EquiMind: evidence-first equity research over stored SEC filings and market data. corpus_status says what the "
     "store holds (document and chunk counts, embedder and its stamp, reranker, backend, snapshot or live, version); "
@@ -62,7 +63,9 @@ INSTRUCTIONS = (
     "(each hit carries document.doc_id and a [start, end) span); get_passage returns a span with its document; "
     "verify_citation checks one quote against the canonical text, verify_citations up to 50 quotes against the "
     "spans they claim; memory recalls past evidence and research runs for a ticker; market_snapshot gives prices, "
-    "indicators and fundamentals as of a date; ask answers a specific question from cited spans or XBRL facts; "
+    "indicators and fundamentals as of a date; changes lists what changed from one filing of a company to the next "
+    "(new and dropped risk factors, changed figures, rewordings), ranked, each cited on both sides; ask answers a "
+    "specific question from cited spans or XBRL facts; "
     "research runs the full debate and returns a cited recommendation. Every result carries a trace: request_id, "
     "version, corpus_signature (the indexed documents) and config_hash (the result-changing settings) -- two "
     "results with equal corpus_signature and config_hash came from the same data and settings. Every call is "
@@ -101,7 +104,7 @@ def _tool(fn: Callable[[], T]) -> T:
 
 
 def build_server(engine: EquiMindEngine, gate: Gate) -> GatedMCPServer:
-    """The MCP server with the ten EquiMind tools registered (argument limits live in the gate policy)."""
+    """The MCP server with the eleven EquiMind tools registered (argument limits live in the gate policy)."""
     server = GatedMCPServer(gate, name="equimind", instructions=INSTRUCTIONS, version=__version__,
                             log_level="WARNING")
 
@@ -185,12 +188,25 @@ def _evidence_tools(server: GatedMCPServer, engine: EquiMindEngine, out: _Traced
 
 
 def _work_tools(server: GatedMCPServer, engine: EquiMindEngine, out: _Traced) -> None:
-    """Computed results: market_snapshot, research, ask."""
+    """Computed results: market_snapshot, changes, research, ask."""
 
     @server.tool()
     def market_snapshot(ticker: str, as_of: date | None = None) -> TracedMarketReport:
         """Last close, technical indicators, fundamentals, sentiment and macro for a ticker as of a date."""
         return out(TracedMarketReport, lambda: engine.market(engine.known_ticker(ticker), as_of))
+
+    @server.tool()
+    def changes(ticker: str, form: str | None = None, from_filing: str | None = None, to_filing: str | None = None,
+                sections: list[str] | None = None, as_of: date | None = None) -> TracedChangeReport:
+        """What changed from one filing of a company to the next: risk factors added or removed, figures changed
+        (old -> new), paragraphs reworded, ranked by the stated ranking_rule; every change cites the old and the new
+        filing (doc_id, [start, end) span, quote; checked against the stored text). Default pair: the latest
+        periodic filing against the one before it (a 10-Q against the 10-K before it compares its risk-factor
+        update). form: 10-K or 10-Q; from_filing / to_filing: a filing date (YYYY-MM-DD), accession number, fiscal
+        year (2019, 2024Q2) or document id; sections: risk_factors, mdna, business, notes, market_risk, legal,
+        full_text; nothing filed after as_of is used."""
+        return out(TracedChangeReport, lambda: engine.changes(ticker, form=form, from_=from_filing, to=to_filing,
+                                                              sections=tuple(sections or ()), as_of=as_of))
 
     @server.tool()
     def research(ticker: str, question: str, as_of: date | None = None) -> TracedRecommendation:
@@ -204,7 +220,7 @@ def _work_tools(server: GatedMCPServer, engine: EquiMindEngine, out: _Traced) ->
         and what is missing. The ticker may be omitted when the question names the company."""
         return out(TracedAnswer, lambda: engine.ask(question, engine.known_ticker(ticker) if ticker else None, as_of))
 
-    del market_snapshot, research, ask  # registered on the server
+    del market_snapshot, changes, research, ask  # registered on the server
 
 
 def prepare(settings: Settings, services: Services | None = None) -> GatedMCPServer:

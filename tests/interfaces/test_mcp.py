@@ -30,7 +30,7 @@ pytestmark = pytest.mark.integration
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 TOOLS = {"search_filings", "get_passage", "verify_citation", "market_snapshot", "research", "ask", "list_documents",
-         "corpus_status", "verify_citations", "memory"}
+         "corpus_status", "verify_citations", "memory", "changes"}
 NEW_TOOL_CALLS = ["corpus_status", "list_documents", "list_documents", "list_documents", "verify_citations",
                   "verify_citations", "verify_citations", "verify_citations", "verify_citations", "memory", "memory"]
 NEW_TOOL_DECISIONS = ["allow", "allow", "allow", "deny", "allow", "deny", "deny", "deny", "deny", "allow", "deny"]
@@ -132,7 +132,7 @@ def calls(session: Session, nvda_home: Path) -> dict[str, Any]:
     return out
 
 
-def test_lists_the_ten_tools(calls: dict[str, Any]) -> None:
+def test_lists_the_eleven_tools(calls: dict[str, Any]) -> None:
     assert calls["tools"] == TOOLS
 
 

@@ -125,7 +125,7 @@ def test_async_call(gate: Gate, log: AuditLog) -> None:
 # Denials: fn never runs, exactly one record (the denial), reason names what is allowed
 
 DENIED = [
-    ("delete_everything", {}, "unknown tool 'delete_everything'; the policy allows: ask, corpus_status, get_passage"),
+    ("delete_everything", {}, "unknown tool 'delete_everything'; the policy allows: ask, changes, corpus_status"),
     ("search_filings", {"query": "x", "limit": 5}, "unexpected argument(s) 'limit'"),
     ("search_filings", {"ticker": "NVDA"}, "missing required argument 'query'"),
     ("search_filings", {"query": None}, "missing required argument 'query'"),
@@ -286,8 +286,8 @@ def test_custom_policy_is_enforced(tmp_path: Path, log: AuditLog) -> None:
 def test_default_policy_ships_in_the_package() -> None:
     policy = ToolPolicy.default()
     assert policy.error is None
-    assert policy.tools == ("ask", "corpus_status", "get_passage", "list_documents", "market_snapshot", "memory",
-                            "research", "search_filings", "verify_citation", "verify_citations")
+    assert policy.tools == ("ask", "changes", "corpus_status", "get_passage", "list_documents", "market_snapshot",
+                            "memory", "research", "search_filings", "verify_citation", "verify_citations")
     assert len(policy.digest) == 64
 
 

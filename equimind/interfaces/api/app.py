@@ -1,5 +1,6 @@
 """The app factory: ``create_app(settings, services=None)`` includes one router per resource (``system``,
-``evidence``, ``market``, ``memory``, ``research``, ``backtest``), the error handler (``errors``) and the dashboard.
+``evidence``, ``market``, ``memory``, ``changes``, ``research``, ``backtest``), the error handler (``errors``) and
+the dashboard.
 
 The engine is built once, at startup (the lifespan), and kept on ``app.state``; routes receive it with
 ``Annotated[EquiMindEngine, Depends(get_engine)]`` (``deps``). Route handlers hold no state of their own: the stores
@@ -28,7 +29,7 @@ from equimind.app.engine import EquiMindEngine
 from equimind.app.services import Services, open_services
 from equimind.core.config import Settings
 from equimind.core.errors import EquiMindError
-from equimind.interfaces.api import backtest, evidence, market, memory, research, system
+from equimind.interfaces.api import backtest, changes, evidence, market, memory, research, system
 from equimind.interfaces.api.deps import RequestIdMiddleware
 from equimind.interfaces.api.errors import ApiError, on_error
 
@@ -69,7 +70,8 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
     app.add_middleware(RequestIdMiddleware)
     for exc_type in (EquiMindError, ApiError, Exception):
         app.add_exception_handler(exc_type, on_error)
-    for router in (system.router, evidence.router, market.router, memory.router, research.router, backtest.router):
+    for router in (system.router, evidence.router, market.router, memory.router, changes.router, research.router,
+                   backtest.router):
         app.include_router(router)
     _add_pages(app)
     return app
