@@ -58,6 +58,9 @@ def benchmarks() -> list[Bench]:
         Bench("first_research", needs_shared=True, quick=("--skip-api",)),
         Bench("api_load", args=("--snapshot", corpus), needs_shared=True,
               quick=("--snapshot", corpus, "--embedder", "hash", "--requests", "100", "--health-requests", "50")),
+        # `equimind changes`: precision on the hand-labelled samples, heading recall, and the speed of the largest
+        # 10-K against 10-K diff (parses the FinanceBench PDFs itself)
+        Bench("changes_sample", needs_shared=True, quick=("--speed-runs", "1")),
     ]
 
 
