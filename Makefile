@@ -20,8 +20,11 @@ $(STAMP): pyproject.toml
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
+# Two pytest-xdist workers (one a core), each taking whole test files (--dist loadfile: a file's module fixtures are
+# built once, on one worker). TEST_WORKERS=0 runs the suite in this one process.
+TEST_WORKERS ?= 2
 test: install
-	EQUIMIND_SHARED=$(SHARED) $(BIN)/python -m pytest -q --durations=25
+	EQUIMIND_SHARED=$(SHARED) $(BIN)/python -m pytest -q --durations=25 -n $(TEST_WORKERS) --dist loadfile
 
 demo: install
 	EQUIMIND_SHARED=$(SHARED) SNAPSHOT=$(SNAPSHOT) TICKER=$(TICKER) QUESTION="$(QUESTION)" bash scripts/demo.sh

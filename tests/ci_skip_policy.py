@@ -13,6 +13,10 @@ every test ran:
   run goes on.
 
 xfail is left alone (pytest reports an expected failure as skipped with ``wasxfail`` set; it is not a skip).
+
+The "skips failed under CI" summary is tallied from the test reports (each such failure carries its reason as
+``ci_skip_reason``), so it is the same under pytest-xdist, where the tests run in workers and the summary is printed
+by the controlling process.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ HINT = ("Outside CI (CI unset) this test skips; under CI a skip means part of th
         "the reason names: .ci/run installs Chromium and starts the Chroma server, `make install` installs the "
         "pinned packages, and EQUIMIND_SHARED must point at the shared/ folder (the recorded data).")
 _FAILED_SKIPS = pytest.StashKey[list[tuple[str, str]]]()
+REASON_ATTR = "ci_skip_reason"  # set on a report that a skip turned into a failure; travels with xdist's reports
 
 
 def ci_active() -> bool:
@@ -72,8 +77,27 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         reason = skip_reason(report.longrepr)
         report.outcome = "failed"
         report.longrepr = failure_text(reason)
-        _record(item.config, reason, item.nodeid)
+        setattr(report, REASON_ATTR, reason)
+    elif isinstance(item, SkippedModule) and report.when == "call":
+        setattr(report, REASON_ATTR, item.reason)
     return report
+
+
+class _Tally:
+    """Records each report that carries a skip reason, in the process that prints the summary (with xdist: the
+    controller, which receives the workers' reports)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        reason = getattr(report, REASON_ATTR, None)
+        if reason is not None:
+            _record(self.config, reason, report.nodeid)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(_Tally(config), "ci_skip_policy_tally")
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -82,7 +106,6 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Any:
     if report.skipped and ci_active():
         reason = skip_reason(report.longrepr)
         item = SkippedModule.from_parent(collector, name=MODULE_ITEM, reason=reason)
-        _record(collector.config, reason, item.nodeid)
         report = pytest.CollectReport(report.nodeid, "passed", None, [item], sections=report.sections)
     return report
 

@@ -22,9 +22,16 @@ def _shared() -> Path:
 def shared_onnx_cache(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     """One ONNX export of the embedder for the whole session (the default backend builds it once per
     ``onnx_cache_dir``; every test home would otherwise rebuild it). Subprocesses inherit it through the environment.
-    A test of the default location unsets it."""
+    A test of the default location unsets it. Under pytest-xdist (``make test`` runs ``-n 2``) the workers share one
+    folder in the run's temp root: builds hold a ``flock`` and publish with ``os.replace`` (embedding/onnx_export.py),
+    so the export is built once per run, not once per worker."""
     old = os.environ.get("EQUIMIND_ONNX_CACHE_DIR")
-    os.environ["EQUIMIND_ONNX_CACHE_DIR"] = str(tmp_path_factory.mktemp("onnx-exports"))
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        cache = tmp_path_factory.getbasetemp().parent / "onnx-exports"  # the run's root, above each worker's basetemp
+        cache.mkdir(exist_ok=True)
+    else:
+        cache = tmp_path_factory.mktemp("onnx-exports")
+    os.environ["EQUIMIND_ONNX_CACHE_DIR"] = str(cache)
     yield Path(os.environ["EQUIMIND_ONNX_CACHE_DIR"])
     if old is None:
         os.environ.pop("EQUIMIND_ONNX_CACHE_DIR", None)
