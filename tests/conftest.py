@@ -18,6 +18,14 @@ def _shared() -> Path:
     return Path(os.environ.get("EQUIMIND_SHARED", str(REPO_ROOT.parent / "shared"))).resolve()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """With pytest-xdist workers (``make test``: ``-n 2``, one worker a core), one OpenMP / BLAS thread in each worker
+    and in the processes its tests start (torch, OpenBLAS): two workers of two threads each would oversubscribe the
+    2-core machine. Set before the workers start, so they inherit it; a value already in the environment is kept."""
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def shared_onnx_cache(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     """One ONNX export of the embedder for the whole session (the default backend builds it once per
