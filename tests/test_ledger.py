@@ -64,8 +64,13 @@ SECOND = rec(SEPT, Rating.HOLD, 0.55, bull=[claim(Speaker.BULL, B, C)], bear=[cl
                       fig("new_only", None, date(2025, 8, 27))])
 
 
-@pytest.fixture()
-def store(tmp_path: Path) -> MemoryStore:
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> MemoryStore:
+    """The same tests on the SQLite file and on the shared PostgreSQL store (a database of its own per test)."""
+    if request.param == "postgresql":
+        from equimind.memory.store import PgMemoryStore
+
+        return PgMemoryStore(request.getfixturevalue("pg_url"))
     return MemoryStore(tmp_path / "memory.sqlite")
 
 

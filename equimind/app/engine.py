@@ -186,8 +186,14 @@ class EquiMindEngine:
                       provider=self.settings.provider, backend=self._backend(), degraded=degraded)
 
     def _backend(self) -> dict[str, str]:
-        # the server URL is left out: it may carry credentials
-        return {"vectors": "chroma-server" if self.settings.chroma_url else "chroma-embedded", "sparse": "bm25s"}
+        # the server URLs are left out: they may carry credentials
+        out = {"vectors": "chroma-server" if self.settings.chroma_url else "chroma-embedded", "sparse": "bm25s",
+               "docstore": "postgresql" if self.settings.docstore_url else "sqlite"}
+        if self.settings.docstore_url:  # this host's search indexes against the shared store's change feed
+            served = self.services._searcher.indexes.served_position if self.services._searcher else None
+            store = self.services.docstore.feed_position()
+            out["feed"] = f"store at {store}, this host's indexes at {'none yet' if served is None else served}"
+        return out
 
     def known_ticker(self, ticker: str) -> str:
         """Normalise a ticker and check it exists: stored, or in the SEC ticker map (the recorded one in snapshot

@@ -37,7 +37,10 @@ from equimind.query.parsed import QuestionParser
 from equimind.retrieval.search import HybridSearcher  # chromadb
 from equimind.sources.sourceset import open_sources  # edgartools, yfinance
 from equimind.store.docstore import DocStore
+from equimind.store.docstore_pg import PgDocStore
+from equimind.store.feed import FeedFollower
 from equimind.store.figures import FigureCache
+from equimind.store.open import open_docstore
 from equimind.store.reindex import Reindexer
 from equimind.store.sparse import BM25Index
 from equimind.store.vectors import ChromaVectorStore
@@ -74,6 +77,7 @@ class Services:
     _figure_cache: FigureCache | None = field(default=None, repr=False)
     _memory: MemoryStore | None = field(default=None, repr=False)
     _llm: tuple[Any, str | None] | None = field(default=None, repr=False)
+    _follower: FeedFollower | None = field(default=None, repr=False)  # on a PostgreSQL docstore
     # per-home caches keyed by content hashes (a document id names one text forever, so entries never go stale)
     doc_shas: dict[str, str] = field(default_factory=dict, repr=False)
     answerability_terms: dict[str, DocTerms] = field(default_factory=dict, repr=False)
@@ -192,7 +196,13 @@ class Services:
             if self._searcher is None:
                 self._searcher = HybridSearcher(self.settings, self.docstore, self.vectors, self.sparse,
                                                 self.embedder, self.reranker, text_format=self.text_format)
+                self._follow_feed(self._searcher)
             return self._searcher
+
+    def _follow_feed(self, searcher: HybridSearcher) -> None:
+        """On a shared (PostgreSQL) docstore, keep this process's search indexes at the store's feed position."""
+        if isinstance(self.docstore, PgDocStore) and self._follower is None:
+            self._follower = FeedFollower(self.docstore, searcher.indexes, self.settings.feed_poll_s).start()
 
     def filter_parser(self) -> StoreFilterParser:
         """Company / fiscal-year words of a query -> filter, over this store's documents (rebuilt as they change)."""
@@ -272,6 +282,9 @@ class Services:
                 if part is not None:
                     part.close()
             self._sources = self._figure_cache = None
+            if self._follower is not None:
+                self._follower.stop()
+                self._follower = None
 
 
 def build_embedder(settings: Settings) -> Embedder:
@@ -300,7 +313,7 @@ def open_services(settings: Settings, *, embedder: Embedder | None = None, reran
     """Open (creating if needed) the stores under ``settings.home``. ``text_format``: the embedding-text format
     (``equimind.ingest.embed_format``) to ingest and search with; default: the product format."""
     settings.ensure_home()
-    docstore = DocStore(settings.docstore_path)
+    docstore = open_docstore(settings)
     if settings.chroma_url:
         vectors = ChromaVectorStore.http(settings.chroma_url, settings=settings)
     else:

@@ -116,6 +116,11 @@ class Settings(BaseSettings):
 
     # Vector store
     chroma_url: str | None = Field(default=None, description="Chroma server URL; unset = embedded PersistentClient.")
+    docstore_url: str | None = Field(
+        default=None, description="postgresql://user:password@host:port/db: the docstore (and research memory) on a "
+        "shared PostgreSQL; unset = SQLite under home. Several hosts may share one.")
+    feed_poll_s: float = Field(default=2.0, gt=0, description="PostgreSQL docstore: how often a host checks the change "
+                               "feed when no NOTIFY arrives (the fallback).")
     hnsw_space: Literal["cosine", "l2", "ip"] = "cosine"
     hnsw_m: int = 16
     hnsw_ef_construction: int = 200

@@ -15,6 +15,11 @@ class RateLimitedError(SourceError):
     """The source answered 429 and retries were exhausted."""
 
 
+class StoreUnavailable(EquiMindError):
+    """A shared store (the PostgreSQL docstore, a Chroma server) cannot be reached. Requests recover on their own
+    once it is back; the message names the store."""
+
+
 class NotFoundError(EquiMindError):
     """The thing asked for does not exist (unknown ticker, document id, path)."""
 

@@ -63,6 +63,15 @@ class SearchHit(BaseModel):
     scores: StageScores
 
 
+class FeedPosition(BaseModel):
+    """Which change-feed position of the docstore a search's indexes were at (``served``), against the store's
+    (``store``) when it ran. ``behind`` > 0: this host was still catching up, and the result says so."""
+
+    served: int
+    store: int
+    behind: int
+
+
 class SearchResult(BaseModel):
     query: str
     sparse_terms: str = Field(default="", description="Words the BM25 leg searched for besides the query (the "
@@ -74,6 +83,8 @@ class SearchResult(BaseModel):
                                     "company / fiscal-year words (None: the caller's filter, or auto-filter off).")
     degraded: list[DegradationNote] = Field(default_factory=list)
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    feed: FeedPosition | None = Field(default=None, description="The docstore change-feed position the search "
+                                      "indexes were served from, against the store's (several hosts over one store).")
 
 
 @dataclass(frozen=True)

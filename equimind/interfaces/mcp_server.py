@@ -44,6 +44,7 @@ from equimind.interfaces.traced import (
 from equimind.security.chain import AuditError
 from equimind.security.gate import Gate, ToolDenied, build_gate
 from equimind.security.trace import traced
+from equimind.store.audit_anchor import audit_anchor
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver.context import Context
@@ -225,7 +226,7 @@ def _work_tools(server: GatedMCPServer, engine: EquiMindEngine, out: _Traced) ->
 
 def prepare(settings: Settings, services: Services | None = None) -> GatedMCPServer:
     """Build the gate first (ConfigError: no audit key, unusable policy), then the stores and the server."""
-    gate = build_gate(settings)
+    gate = build_gate(settings, audit_anchor(settings))
     if gate.policy.error is not None:
         raise ConfigError(f"the tool policy could not be loaded ({gate.policy.error}); fix or unset "
                           "EQUIMIND_GATE_POLICY")

@@ -56,6 +56,7 @@ from equimind.memory.records import (
     SummaryItem,
 )
 from equimind.memory.summaries import build_summaries, period_of
+from equimind.store.pg import PgConnection, migrate, pool_for, redacted, unavailable_as_error
 
 if TYPE_CHECKING:
     from equimind.core.config import Settings
@@ -119,6 +120,10 @@ class MemoryStore:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> MemoryStore:
+        """The memory beside the docstore: in its PostgreSQL database when EQUIMIND_DOCSTORE_URL is set (every host
+        shares runs and ledger), else ``memory.sqlite`` under home."""
+        if settings.docstore_url:
+            return PgMemoryStore(settings.docstore_url)
         return cls(settings.ensure_home() / "memory.sqlite")
 
     @contextmanager
@@ -136,7 +141,7 @@ class MemoryStore:
             before = conn.execute("SELECT COUNT(*) FROM evidence").fetchone()[0]
             conn.executemany(
                 'INSERT INTO evidence VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET '
-                "score = max(score, excluded.score)",
+                "score = CASE WHEN excluded.score > evidence.score THEN excluded.score ELSE evidence.score END",
                 [(sha256_hex(ticker, n.doc_id, str(n.start), str(n.end)), ticker, n.filed_at.isoformat(), n.doc_id,
                   n.start, n.end, sha256_hex(n.text), n.text, n.source.value, n.form, n.section, n.score, stamp)
                  for n in dated if n.filed_at is not None])
@@ -153,12 +158,11 @@ class MemoryStore:
             raise ConfigError(f"conviction must be between 0 and 1, got {conviction}")
         at = run_at or datetime.now()
         with self._conn() as conn:
-            cur = conn.execute(
+            run_id = int(conn.execute(
                 "INSERT INTO runs (ticker, question, as_of, rating, conviction, run_at, duration_s) "
-                "VALUES (?,?,?,?,?,?,?)",
+                "VALUES (?,?,?,?,?,?,?) RETURNING id",
                 (ticker.upper(), question, as_of.isoformat(), rating.value if rating else None, conviction,
-                 at.isoformat(timespec="seconds"), duration_s))
-            run_id = int(cur.lastrowid or 0)
+                 at.isoformat(timespec="seconds"), duration_s)).fetchone()[0])
             if evidence is not None or figures is not None:
                 self._record_ledger(conn, run_id, evidence or (), figures or ())
         return ResearchRun(id=run_id, ticker=ticker.upper(), question=question, as_of=as_of, rating=rating,
@@ -169,11 +173,11 @@ class MemoryStore:
                        figures: Sequence[LedgerFigure]) -> None:
         conn.execute("INSERT INTO ledger_runs VALUES (?)", (run_id,))
         conn.executemany(
-            "INSERT OR IGNORE INTO ledger_evidence VALUES (?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO ledger_evidence VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
             [(run_id, i, e.doc_id, e.start, e.end, e.quote, e.filed_at.isoformat() if e.filed_at else None, e.form,
               json.dumps(e.sides)) for i, e in enumerate(evidence)])
         conn.executemany(
-            "INSERT OR IGNORE INTO ledger_figures VALUES (?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO ledger_figures VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
             [(run_id, i, f.id, f.name, f.value, f.unit, f.as_of.isoformat() if f.as_of else None,
               json.dumps(f.provenance, sort_keys=True, default=str), int(f.cited)) for i, f in enumerate(figures)])
 
@@ -201,7 +205,8 @@ class MemoryStore:
         built = [s for s in build_summaries(ticker, self._entries(ticker, lo, hi)) if
                  (s.level.value, s.period) in touched]
         with self._conn() as conn:
-            conn.executemany("INSERT OR REPLACE INTO summaries VALUES (?,?,?,?,?,?)",
+            conn.executemany("INSERT INTO summaries VALUES (?,?,?,?,?,?) ON CONFLICT (ticker, level, period) DO UPDATE "
+                             'SET start = excluded.start, "end" = excluded."end", items = excluded.items',
                              [(ticker, s.level.value, s.period, s.start.isoformat(), s.end.isoformat(),
                                json.dumps([i.model_dump(mode="json") for i in s.items])) for s in built])
 
@@ -357,3 +362,28 @@ class MemoryStore:
         return MemorySnapshot(ticker=ticker.upper(), as_of=as_of, evidence_count=len(refs), evidence=refs,
                               summaries=self.summaries(ticker, as_of), runs=runs,
                               last_research=runs[-1] if runs else None)
+
+
+class PgMemoryStore(MemoryStore):
+    """The same memory in the shared PostgreSQL database (tables from ``store/pg_migrations/0002_memory``); each
+    operation is one transaction on a pooled connection. The SQL is the SQLite store's (``store.pg`` runs it)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.path = Path(redacted(url))  # what messages name
+        self._pool = pool_for(url)
+        with self._pool.connection() as raw:
+            migrate(PgConnection(raw, redacted(url)))
+
+    @contextmanager
+    def _conn(self) -> Iterator[sqlite3.Connection]:
+        where = redacted(self.url)
+        with unavailable_as_error(where), self._pool.connection() as raw:
+            conn = PgConnection(raw, where)
+            conn.execute("BEGIN")
+            try:
+                yield conn  # type: ignore[misc]  # the subset of sqlite3.Connection the store uses
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")

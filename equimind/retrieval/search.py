@@ -22,7 +22,7 @@ from equimind.core.documents import FilterSpec
 from equimind.core.errors import ConfigError
 from equimind.core.lru import LRU
 from equimind.core.protocols import Embedder, Reranker, Vectors
-from equimind.core.search import SearchHit, SearchResult, StageScores
+from equimind.core.search import FeedPosition, SearchHit, SearchResult, StageScores
 from equimind.embedding.rerank import unavailable_line
 from equimind.ingest.embed_format import (
     PRODUCT_FORMAT,
@@ -36,8 +36,9 @@ from equimind.ingest.first_answer import CAPABILITY, search_note
 from equimind.retrieval.dense import dense_search
 from equimind.retrieval.fusion import rrf_fuse
 from equimind.store.docstore import DocStore, Passage
-from equimind.store.local_indexes import LocalIndexes
+from equimind.store.local_indexes import FeedView, LocalIndexes
 from equimind.store.matrix import ExactVectorIndex
+from equimind.store.open import open_docstore
 from equimind.store.sparse import BM25Index
 from equimind.store.vectors import ChromaVectorStore
 
@@ -119,7 +120,7 @@ class HybridSearcher:
     def open(cls, settings: Settings, embedder: Embedder, reranker: Reranker | None) -> HybridSearcher:
         """Open the stores under ``settings.home`` (Chroma server when EQUIMIND_CHROMA_URL is set)."""
         settings.ensure_home()
-        docstore = DocStore(settings.docstore_path)
+        docstore = open_docstore(settings)
         vectors = ChromaVectorStore.from_settings(settings)
         return cls(settings, docstore, vectors, BM25Index(settings.bm25_path), embedder, reranker)
 
@@ -141,7 +142,7 @@ class HybridSearcher:
             raise ConfigError("the query is empty; pass a question or keywords")
         timer = _Timer()
         with timer.stage("index"):
-            pair, refreshed = self.indexes.current()
+            pair, refreshed, view = self.indexes.current_view()
         if refreshed and self.indexes.last_refresh_ms is not None:
             log.info("search indexes refreshed in %.0f ms", self.indexes.last_refresh_ms)
         dense: list[tuple[str, float]] = []
@@ -164,13 +165,15 @@ class HybridSearcher:
             rerankable = mode is RetrievalMode.HYBRID_RERANK and self.reranker is not None and self.reranker.available
             need = max(top_k, self.settings.rerank_top_n) if rerankable else top_k
             candidates, passages = self._hydrate(candidates, need)
-        degraded: list[Degradation] = self._embedding_degraded(mode) + deferred_degraded(mode, pair.dense, flt)
+        degraded: list[Degradation] = (self._embedding_degraded(mode) + deferred_degraded(mode, pair.dense, flt)
+                                       + lag_degraded(view))
         if mode is RetrievalMode.HYBRID_RERANK:
             with timer.stage("rerank"):
                 candidates = self._rerank(query, candidates, passages, degraded)
         hits = [_hit(rank, passages[c.chunk_id], c.scores) for rank, c in enumerate(candidates[:top_k], 1)]
         return SearchResult(query=query, sparse_terms=sparse_terms, mode=mode, filters=filter_dict(flt), hits=hits,
-                            degraded=degraded, timings_ms=timer.ms)
+                            degraded=degraded, timings_ms=timer.ms,
+                            feed=FeedPosition(served=view.served, store=view.store, behind=view.behind))
 
     # ------------------------------------------------------------------ stages
     def _query_vector(self, query: str) -> Vectors:
@@ -290,6 +293,15 @@ class HybridSearcher:
 QUERY_CACHE = 2048  # query vectors kept per searcher
 ON_DEMAND_TOP = 10  # BM25 candidates without a vector that the dense leg scores on the fly
 ON_DEMAND_CACHE = 20_000  # on-the-fly vectors kept per process (cleared when exceeded)
+
+
+def lag_degraded(view: FeedView) -> list[Degradation]:
+    """The degraded line of a search served while this host's indexes were still catching up with the store."""
+    if not view.behind:
+        return []
+    return [Degradation(capability="index freshness", reason=(
+        f"this host's search indexes are {view.behind} change(s) behind the shared docstore (served from feed "
+        f"position {view.served}, store at {view.store}); they are being rebuilt — repeat the search shortly"))]
 
 
 def deferred_degraded(mode: RetrievalMode, dense: ExactVectorIndex, flt: FilterSpec | None) -> list[Degradation]:

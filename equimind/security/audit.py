@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from equimind.core.errors import ConfigError
 from equimind.security.chain import (
@@ -45,6 +45,16 @@ logger = logging.getLogger(__name__)
 
 
 
+class Anchor(Protocol):
+    """Where a log's tip is also recorded, off this host (``store.audit_anchor.PgAnchor``)."""
+
+    where: str
+
+    def read(self, key: bytes) -> Tip | None: ...
+
+    def write(self, body: dict[str, Any]) -> None: ...
+
+
 @dataclass(frozen=True)
 class AuditRecord:
     """One appended record: its sequence number, timestamp, line hash and the full stored object."""
@@ -63,7 +73,9 @@ def _utc_now() -> datetime:
 class AuditLog:
     """Append-only, hash-chained, HMAC'd JSONL log at ``path`` (tip at ``<path>.tip``, lock at ``<path>.lock``)."""
 
-    def __init__(self, path: Path, key: str | bytes | None, *, clock: Callable[[], datetime] = _utc_now) -> None:
+    def __init__(self, path: Path, key: str | bytes | None, *, clock: Callable[[], datetime] = _utc_now,
+                 anchor: Anchor | None = None) -> None:
+        self._anchor = anchor
         self._key = check_key(key)
         self._key_id = key_id(self._key)
         self.path = Path(path)
@@ -73,11 +85,12 @@ class AuditLog:
         self._thread_lock = threading.Lock()
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> AuditLog:
-        """The log at ``settings.audit_path`` keyed by ``settings.audit_key`` (ConfigError when the key is unset)."""
+    def from_settings(cls, settings: Settings, anchor: Anchor | None = None) -> AuditLog:
+        """The log at ``settings.audit_path`` keyed by ``settings.audit_key`` (ConfigError when the key is unset);
+        ``anchor``: its shared anchor (``store.audit_anchor.audit_anchor(settings)`` on a PostgreSQL store)."""
         if settings.audit_key is None:
             raise ConfigError(f"EQUIMIND_AUDIT_KEY is not set, so audited tools cannot start; {KEY_HINT}")
-        return cls(settings.audit_path, settings.audit_key)
+        return cls(settings.audit_path, settings.audit_key, anchor=anchor)
 
     def __repr__(self) -> str:
         return f"AuditLog(path={str(self.path)!r})"
@@ -128,10 +141,25 @@ class AuditLog:
             os.close(fd)
         tip = Tip(body["seq"], line_hash(line))
         self._write_tip(tip)
+        if self._anchor is not None:
+            self._anchor.write(self._tip_body(tip))
         return AuditRecord(seq=tip.seq, ts=body["ts"], hash=tip.hash, body=body)
 
     def _head(self) -> Tip:
-        """The (seq, hash) to chain onto, after checking that the log's last line and the tip agree."""
+        """The (seq, hash) to chain onto, after checking that the log's last line, the tip and the shared anchor
+        (when there is one) agree."""
+        head = self._file_head()
+        if self._anchor is not None:
+            anchored = self._anchor.read(self._key)
+            if anchored is not None and not (anchored.seq == head.seq and anchored.hash == head.hash) and not (
+                    anchored.seq == head.seq - 1):  # the crash window: the record and tip written, anchor not yet
+                raise AuditError(
+                    f"audit log {self.path} ends at seq {head.seq}, but its anchor in {self._anchor.where} says seq "
+                    f"{anchored.seq}: the log was deleted, rolled back or replaced on this host; run `equimind audit "
+                    "verify`, keep the evidence, and ask an operator to clear the anchor before starting a new log")
+        return head
+
+    def _file_head(self) -> Tip:
         tip = read_tip(self.tip_path, self._key)
         last_line = _last_line(self.path)
         fix = f"run `equimind audit verify`, then move {self.path.name} and its .tip aside to start a new log"
@@ -154,9 +182,13 @@ class AuditLog:
         raise AuditError(f"audit log {self.path} ends at seq {last.seq}, which does not match its tip (tip says seq "
                          f"{tip.seq}): truncated or tampered; {fix}")
 
-    def _write_tip(self, tip: Tip) -> None:
+    def _tip_body(self, tip: Tip) -> dict[str, Any]:
         body: dict[str, Any] = {"v": FORMAT_VERSION, "seq": tip.seq, "hash": tip.hash, "key_id": self._key_id}
         body["hmac"] = record_hmac(self._key, body)
+        return body
+
+    def _write_tip(self, tip: Tip) -> None:
+        body = self._tip_body(tip)
         tmp = self.tip_path.with_name(self.tip_path.name + ".tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:

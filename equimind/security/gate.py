@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from equimind.core.errors import ConfigError
-from equimind.security.audit import AuditLog, AuditRecord
+from equimind.security.audit import Anchor, AuditLog, AuditRecord
 from equimind.security.chain import AuditError
 from equimind.security.policy import Decision, ToolPolicy, Verdict
 
@@ -164,8 +164,9 @@ class Gate:
             raise AuditError(f"audit write failed: {exc} ({consequence})") from exc
 
 
-def build_gate(settings: Settings) -> Gate:
-    """The gate for ``settings``: the audit log in EQUIMIND_HOME (ConfigError when EQUIMIND_AUDIT_KEY is unset) and
-    the policy at EQUIMIND_GATE_POLICY or the packaged default (deny-all, logged, when that file is unusable)."""
-    audit = AuditLog.from_settings(settings)
+def build_gate(settings: Settings, anchor: Anchor | None = None) -> Gate:
+    """The gate for ``settings``: the audit log in EQUIMIND_HOME (ConfigError when EQUIMIND_AUDIT_KEY is unset),
+    with its shared ``anchor`` when given, and the policy at EQUIMIND_GATE_POLICY or the packaged default (deny-all,
+    logged, when that file is unusable)."""
+    audit = AuditLog.from_settings(settings, anchor)
     return Gate(ToolPolicy.load(settings.gate_policy), audit)

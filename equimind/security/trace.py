@@ -17,6 +17,7 @@ with equal ``corpus_signature`` and ``config_hash`` came from the same indexed d
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import uuid
@@ -50,7 +51,8 @@ CONFIG_HASH_EXCLUDED: tuple[str, ...] = (
     "home", "shared", "snapshot", "models_dir", "onnx_cache_dir", "gate_policy",
     # where live data comes from and how patiently (the documents it yields are in corpus_signature)
     "sec_identity", "sec_base_url", "sec_data_url", "sec_max_rps", "http_timeout_s", "http_retries",
-    "fred_base_url", "worldbank_base_url", "fred_graph_url", "yahoo_endpoint", "chroma_url", "llm_base_url",
+    "fred_base_url", "worldbank_base_url", "fred_graph_url", "yahoo_endpoint", "chroma_url", "docstore_url",
+    "feed_poll_s", "llm_base_url",
     "llm_timeout_s", "llm_retries", "embed_batch_size", "embed_threads",
     # secrets
     "fred_api_key", "openai_api_key", "anthropic_api_key", "gemini_api_key", "deepseek_api_key",
@@ -71,6 +73,8 @@ class Trace(BaseModel):
     corpus_signature: str = Field(description="sha256 over the sorted ids of the indexed documents.")
     config_hash: str = Field(description="sha256 of the result-changing settings (models, chunk sizes, fusion "
                                          "weights, retrieval mode, provider, top-k, ...; no paths or secrets).")
+    feed_position: int | None = Field(default=None, description="The docstore's change-feed position the corpus "
+                                      "signature was read at (a search's own indexes: its result's `feed`).")
 
 
 class IndexedIds(Protocol):
@@ -119,21 +123,30 @@ class Tracer:
 
     def corpus_signature(self) -> str:
         """The signature of the indexed documents now (an absent store: the signature of no documents)."""
+        return self._signed()[1]
+
+    def _signed(self) -> tuple[str | None, str]:
+        """(index stamp, corpus signature) from one read of the store."""
         if self._store is None:
-            return corpus_signature(())
+            return None, corpus_signature(())
         stamp = self._store.index_stamp()
         with self._lock:
             if self._cached is not None and self._cached[0] == stamp:
-                return self._cached[1]
+                return self._cached
         stamp, ids = self._store.indexed_doc_ids()  # ids and stamp from one read snapshot
         signature = corpus_signature(ids)
         with self._lock:
             self._cached = (stamp, signature)
-        return signature
+        return stamp, signature
 
     def trace(self, request_id: str | None = None) -> Trace:
-        return Trace(request_id=request_id or new_request_id(), version=__version__,
-                     corpus_signature=self.corpus_signature(), config_hash=self.config_hash)
+        stamp, signature = self._signed()
+        position = None
+        if stamp is not None:
+            with contextlib.suppress(IndexError, ValueError):
+                position = int(stamp.rsplit(":", 1)[1])
+        return Trace(request_id=request_id or new_request_id(), version=__version__, corpus_signature=signature,
+                     config_hash=self.config_hash, feed_position=position)
 
 
 def traced(cls: type[M], result: BaseModel, trace: Trace) -> M:

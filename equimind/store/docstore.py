@@ -51,6 +51,9 @@ class Passage:
 class DocStore(DeferredEmbeddings):
     """SQLite document store. Safe to share between threads (each thread gets its own connection)."""
 
+    _JOIN = "CROSS JOIN"  # SQLite: CROSS JOIN keeps the chunks table driving the join (PostgreSQL: a plain JOIN)
+    _ORDER = "rowid"  # the column that keeps documents in insertion order
+
     def __init__(self, path: Path | str, busy_timeout_s: float = 30.0) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -120,18 +123,25 @@ class DocStore(DeferredEmbeddings):
         with self._write() as c:
             for stmt in filter(None, (s.strip() for s in sch.SCHEMA.split(";"))):
                 c.execute(stmt)
-            c.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('instance', ?)", (uuid.uuid4().hex,))
-            c.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('generation', '0')")
+            c.execute("INSERT INTO meta (key, value) VALUES ('instance', ?) ON CONFLICT DO NOTHING",
+                      (uuid.uuid4().hex,))
+            c.execute("INSERT INTO meta (key, value) VALUES ('generation', '0') ON CONFLICT DO NOTHING")
             c.execute(f"PRAGMA user_version = {sch.SCHEMA_VERSION}")
 
     @staticmethod
     def _bump(conn: sqlite3.Connection) -> None:
-        conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
+        """The indexed set changed: advance the generation (the feed position; see ``feed_position``)."""
+        conn.execute(sch.BUMP_GENERATION)
 
     def index_stamp(self) -> str:
         """Changes whenever the set of indexed chunks changes (also unique per database file)."""
         rows = dict(self._conn().execute("SELECT key, value FROM meta WHERE key IN ('instance', 'generation')"))
         return f"{rows['instance']}:{rows['generation']}"
+
+    def feed_position(self) -> int:
+        """How many changes of the indexed set this store has seen (the generation in the index stamp; on
+        PostgreSQL, the change feed's position)."""
+        return int(self._conn().execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])
 
     # ------------------------------------------------------------------ embedding stamp
     def embedding_stamp(self) -> tuple[str, str] | None:
@@ -146,8 +156,7 @@ class DocStore(DeferredEmbeddings):
         """Record how the stored vectors were made. ``bump_generation`` (after re-embedding every vector) changes the
         index stamp in the same transaction, so every searcher reloads its exact-search matrix."""
         with self._write() as conn:
-            conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                             [("embed_model", embedder), ("embed_text_format", text_format)])
+            conn.executemany(sch.SET_META, [("embed_model", embedder), ("embed_text_format", text_format)])
             if bump_generation:
                 self._bump(conn)
 
@@ -269,12 +278,17 @@ class DocStore(DeferredEmbeddings):
         if bad:
             raise ConfigError(f"{len(bad)} spans fall outside document {doc_id} (length {n}), e.g. {bad[0]}")
         conn.executemany(sch.INSERT_PARENT, [sch.parent_params(p) for p in parents])
-        before = conn.total_changes
-        conn.executemany(sch.INSERT_CHUNK, [sch.chunk_params(c, text) for c in chunks])
-        added = conn.total_changes - before
+        added = self._insert_count(conn, sch.INSERT_CHUNK, [sch.chunk_params(c, text) for c in chunks])
         status = conn.execute("SELECT status FROM documents WHERE id = ?", (doc_id,)).fetchone()
         if added and status is not None and status[0] == "indexed":
             self._bump(conn)
+
+    @staticmethod
+    def _insert_count(conn: sqlite3.Connection, sql: str, rows: list[tuple[object, ...]]) -> int:
+        """Run an insert for each row; how many rows it added."""
+        before = conn.total_changes
+        conn.executemany(sql, rows)
+        return conn.total_changes - before
 
     def add_chunks(self, doc_id: str, parents: Sequence[Parent], chunks: Sequence[Chunk]) -> None:
         """Add parents and chunks of a stored document (idempotent: existing ids are left as they are)."""
@@ -290,7 +304,7 @@ class DocStore(DeferredEmbeddings):
         out: dict[str, Chunk] = {}
         status = "AND d.status = 'indexed'" if only_indexed else ""
         for batch in sch.batches(list(dict.fromkeys(ids))):
-            q = (f"SELECT {sch.CHUNK_COLUMNS}, {sch.CHUNK_TEXT_SQL} AS t FROM chunks c CROSS JOIN documents d "
+            q = (f"SELECT {sch.CHUNK_COLUMNS}, {sch.CHUNK_TEXT_SQL} AS t FROM chunks c {self._JOIN} documents d "
                  f"ON d.id = c.doc_id WHERE c.id IN ({','.join('?' * len(batch))}) {status}")
             out.update((r["id"], sch.row_to_chunk(r, r["t"])) for r in self._conn().execute(q, batch))
         return out
@@ -309,7 +323,7 @@ class DocStore(DeferredEmbeddings):
         """The given chunk ids whose document is currently 'indexed'."""
         out: set[str] = set()
         for batch in sch.batches(list(dict.fromkeys(ids))):
-            q = ("SELECT c.id FROM chunks c CROSS JOIN documents d ON d.id = c.doc_id "  # CROSS: chunks drive
+            q = (f"SELECT c.id FROM chunks c {self._JOIN} documents d ON d.id = c.doc_id "
                  f"WHERE d.status = 'indexed' AND c.id IN ({','.join('?' * len(batch))})")
             out.update(r[0] for r in self._conn().execute(q, batch))
         return out
@@ -337,7 +351,7 @@ class DocStore(DeferredEmbeddings):
         """
         conn = self._snapshot_conn()
         try:
-            yield from sch.chunks_in(conn, only_indexed)
+            yield from sch.chunks_in(conn, only_indexed, self._ORDER)
             conn.execute("COMMIT")
         finally:
             conn.close()
@@ -347,7 +361,7 @@ class DocStore(DeferredEmbeddings):
         conn = self._snapshot_conn()
         try:
             rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('instance', 'generation')"))
-            chunks = list(sch.chunks_in(conn, True))
+            chunks = list(sch.chunks_in(conn, True, self._ORDER))
             conn.execute("COMMIT")
         finally:
             conn.close()

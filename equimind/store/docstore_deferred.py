@@ -32,7 +32,8 @@ class DeferredEmbeddings:
             self.clear_deferred(doc_id)
             return
         with self._write() as conn:
-            conn.execute("INSERT OR REPLACE INTO deferred (doc_id, chunks) VALUES (?, ?)", (doc_id, chunks))
+            conn.execute("INSERT INTO deferred (doc_id, chunks) VALUES (?, ?) "
+                         "ON CONFLICT (doc_id) DO UPDATE SET chunks = excluded.chunks", (doc_id, chunks))
             self._bump(conn)
 
     def clear_deferred(self, doc_id: str) -> bool:

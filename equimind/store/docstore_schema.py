@@ -107,15 +107,21 @@ def document_params(doc: Document) -> tuple[Any, ...]:
     )
 
 
+# The statements below are plain SQL both backends run (SQLite >= 3.24 and PostgreSQL); ``?`` placeholders are
+# rewritten for psycopg by ``docstore_pg``.
 INSERT_DOCUMENT = (
-    "INSERT OR IGNORE INTO documents (id, source_key, ticker, cik, company, source, origin, form, filed_at, "
-    "filed_int, period_end, url, title, text, sections, pages, meta) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    "INSERT INTO documents (id, source_key, ticker, cik, company, source, origin, form, filed_at, "
+    "filed_int, period_end, url, title, text, sections, pages, meta) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+    "ON CONFLICT DO NOTHING"
 )
-INSERT_PARENT = 'INSERT OR IGNORE INTO parents (id, doc_id, start, "end", section) VALUES (?,?,?,?,?)'
+INSERT_PARENT = 'INSERT INTO parents (id, doc_id, start, "end", section) VALUES (?,?,?,?,?) ON CONFLICT DO NOTHING'
 INSERT_CHUNK = (
-    'INSERT OR IGNORE INTO chunks (id, doc_id, parent_id, start, "end", parent_start, parent_end, section, text, '
-    "ticker, source, form, filed_at, page_start, page_end) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    'INSERT INTO chunks (id, doc_id, parent_id, start, "end", parent_start, parent_end, section, text, '
+    "ticker, source, form, filed_at, page_start, page_end) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+    "ON CONFLICT DO NOTHING"
 )
+SET_META = "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+BUMP_GENERATION = "UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'generation'"
 
 
 def parent_params(p: Parent) -> tuple[Any, ...]:
@@ -161,7 +167,7 @@ def row_to_chunk(r: sqlite3.Row, text: str) -> Chunk:
 def filter_sql(flt: FilterSpec | None, date_col: str = "filed_int") -> tuple[str, list[Any]]:
     """SQL ``WHERE`` fragment (on the documents table) with the same semantics as ``FilterSpec.matches``."""
     if flt is None or flt.is_empty():
-        return "1", []
+        return "1 = 1", []
     parts: list[str] = []
     args: list[Any] = []
 
@@ -186,10 +192,11 @@ def filter_sql(flt: FilterSpec | None, date_col: str = "filed_int") -> tuple[str
     return " AND ".join(parts), args
 
 
-def chunks_in(conn: sqlite3.Connection, only_indexed: bool) -> Iterator[Chunk]:
-    """Every chunk of every (indexed) document, document by document in insertion order."""
+def chunks_in(conn: sqlite3.Connection, only_indexed: bool, order: str = "rowid") -> Iterator[Chunk]:
+    """Every chunk of every (indexed) document, document by document in insertion order (``order``: the column
+    that keeps it: SQLite's ``rowid``, PostgreSQL's ``seq``)."""
     where = "WHERE status = 'indexed'" if only_indexed else ""
-    doc_ids = [r[0] for r in conn.execute(f"SELECT id FROM documents {where} ORDER BY rowid")]
+    doc_ids = [r[0] for r in conn.execute(f"SELECT id FROM documents {where} ORDER BY {order}")]
     q = f"SELECT {CHUNK_COLUMNS}, c.text AS t FROM chunks c WHERE c.doc_id = ? ORDER BY c.start, c.id"
     for doc_id in doc_ids:
         text = conn.execute("SELECT text FROM documents WHERE id = ?", (doc_id,)).fetchone()[0]

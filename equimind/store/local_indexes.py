@@ -9,6 +9,11 @@ stamp of the indexes in memory. Otherwise it reads the indexed chunk ids' finger
 saved index matches it (built by the ingest pipeline or another process), and rebuilds and saves (atomic swap) only
 what does not — from one consistent snapshot of the indexed chunks and their vectors read back from the vector store.
 So a search never sees chunks of a document that was not indexed in the snapshot the indexes were built from.
+
+Several hosts over one shared docstore (PostgreSQL): each host keeps its own indexes and follows the store's change
+feed (``store.feed.FeedFollower`` rebuilds ahead of the searches when the store announces a change). While one
+thread rebuilds, the others do not wait: they serve the indexes they have and say how far behind they are
+(``FeedView``), so a lagging host is never silently stale.
 """
 
 from __future__ import annotations
@@ -45,6 +50,26 @@ class IndexPair:
     stamp: str
 
 
+def stamp_position(stamp: str) -> int:
+    """The feed position (generation) an index stamp ``instance:position`` names."""
+    try:
+        return int(stamp.rsplit(":", 1)[1])
+    except (IndexError, ValueError):
+        return -1
+
+
+@dataclass(frozen=True)
+class FeedView:
+    """Which feed position a search was served from, and the store's position when it ran."""
+
+    served: int
+    store: int
+
+    @property
+    def behind(self) -> int:
+        return max(0, self.store - self.served)
+
+
 class LocalIndexes:
     """BM25 (``root``) and exact matrix (``root/dense``) for the docstore's indexed chunks."""
 
@@ -59,21 +84,42 @@ class LocalIndexes:
         self._pair: IndexPair | None = None
         self._lock = threading.Lock()
         self.last_refresh_ms: float | None = None
+        self.serve_while_rebuilding = False
 
     def current(self) -> tuple[IndexPair, bool]:
         """The indexes matching the docstore now, and whether they had to be (re)loaded or rebuilt for this call."""
+        pair, refreshed, _ = self.current_view()
+        return pair, refreshed
+
+    def current_view(self) -> tuple[IndexPair, bool, FeedView]:
+        """``current()``, and which feed position the indexes are at against the store's.
+
+        With ``serve_while_rebuilding`` (set by the feed follower), a search that finds another thread rebuilding
+        serves the indexes it has instead of waiting, and the view says how far behind they are. Without it (one
+        host), it waits for the rebuild, as it always did."""
         stamp = self.docstore.index_stamp()
         pair = self._pair
         if pair is not None and pair.stamp == stamp:
-            return pair, False
+            return pair, False, FeedView(stamp_position(stamp), stamp_position(stamp))
+        if pair is not None and self.serve_while_rebuilding:
+            if not self._lock.acquire(blocking=False):
+                return pair, False, FeedView(stamp_position(pair.stamp), stamp_position(stamp))
+            self._lock.release()
         with self._lock:
             pair = self._pair
             if pair is not None and pair.stamp == stamp:
-                return pair, False
+                return pair, False, FeedView(stamp_position(stamp), stamp_position(stamp))
             t0 = time.perf_counter()
             self._pair = pair = self._refresh()
             self.last_refresh_ms = (time.perf_counter() - t0) * 1000.0
-            return pair, True
+            position = stamp_position(pair.stamp)
+            return pair, True, FeedView(position, max(position, stamp_position(stamp)))
+
+    @property
+    def served_position(self) -> int | None:
+        """The feed position of the indexes in memory (None before the first search)."""
+        pair = self._pair
+        return None if pair is None else stamp_position(pair.stamp)
 
     def rebuild(self) -> IndexPair:
         """Rebuild both indexes from the docstore now, whatever is on disk."""

@@ -166,7 +166,7 @@ def test_corpus_status_says_what_the_store_holds(calls: dict[str, Any]) -> None:
     assert got["embedder"]["name"] == "hash-384" and got["embedder"]["stored"]["embedder"] == "hash-384"
     assert got["reranker"]["name"] == "word-overlap" and got["reranker"]["available"] is True
     assert got["mode"] == "snapshot" and got["version"] == __version__
-    assert got["backend"] == {"vectors": "chroma-embedded", "sparse": "bm25s"}
+    assert got["backend"] == {"vectors": "chroma-embedded", "sparse": "bm25s", "docstore": "sqlite"}
 
 
 def test_list_documents_filters_by_ticker_form_and_date(calls: dict[str, Any]) -> None:

@@ -33,8 +33,13 @@ K = node("k", "Export controls could adversely affect our data center revenue an
 FUTURE = node("q2", "Revenue was $30.0 billion, up 15% sequentially, a record for the company.", date(2024, 8, 28))
 
 
-@pytest.fixture()
-def store(tmp_path: Path) -> MemoryStore:
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> MemoryStore:
+    """The same tests on the SQLite file and on the shared PostgreSQL store (a database of its own per test)."""
+    if request.param == "postgresql":
+        from equimind.memory.store import PgMemoryStore
+
+        return PgMemoryStore(request.getfixturevalue("pg_url"))
     return MemoryStore(tmp_path / "memory.sqlite")
 
 

@@ -1,4 +1,7 @@
-"""DocStore: round trip, idempotency, status/stamp, filters, transactions, concurrent reads while writing."""
+"""DocStore: round trip, idempotency, status/stamp, filters, transactions, concurrent reads while writing.
+
+The contract tests (every test taking ``store``) run against both backends: SQLite under a temporary home, and
+PostgreSQL (a database of its own per test on the session's server, ``pg_url`` in tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -36,9 +39,29 @@ def make_doc(n: int, ticker: str | None = "NVDA", filed: date | None = date(2024
     return doc, parents, chunks
 
 
-@pytest.fixture()
-def store(tmp_path: Path) -> DocStore:
-    return DocStore(tmp_path / "docstore.sqlite")
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> DocStore:
+    if request.param == "sqlite":
+        return DocStore(tmp_path / "docstore.sqlite")
+    from equimind.store.docstore_pg import PgDocStore
+
+    return PgDocStore(request.getfixturevalue("pg_url"))
+
+
+def stored_child_texts(store: DocStore) -> dict[str, str | None]:
+    """The chunks table's own text column (NULL when the text is the document's span), read around the store."""
+    if isinstance(store.path, Path):
+        return dict(sqlite3.connect(store.path).execute("SELECT id, text FROM chunks").fetchall())
+    import psycopg
+
+    with psycopg.connect(store.url) as conn:  # type: ignore[attr-defined]
+        return dict(conn.execute("SELECT id, text FROM chunks").fetchall())
+
+
+def integrity_errors() -> tuple[type[Exception], ...]:
+    import psycopg
+
+    return (sqlite3.IntegrityError, psycopg.IntegrityError)
 
 
 def test_round_trip_and_idempotency(store: DocStore) -> None:
@@ -65,8 +88,7 @@ def test_child_text_is_stored_once_unless_it_differs_from_the_span(store: DocSto
     doc, parents, chunks = make_doc(2)
     odd = Chunk(**{**chunks[0].__dict__, "text": "Item 1 > " + chunks[0].text})  # e.g. a heading prefix
     store.add_document_with_chunks(doc, parents, [odd, *chunks[1:]])
-    raw = sqlite3.connect(store.path).execute("SELECT id, text FROM chunks").fetchall()
-    assert {cid: t for cid, t in raw} == {odd.id: odd.text, **{c.id: None for c in chunks[1:]}}
+    assert stored_child_texts(store) == {odd.id: odd.text, **{c.id: None for c in chunks[1:]}}
     assert store.get_chunks([odd.id])[odd.id].text == odd.text
     assert next(iter(store.iter_chunks(only_indexed=False))).text == odd.text
 
@@ -122,7 +144,7 @@ def test_add_with_chunks_is_one_transaction(store: DocStore) -> None:
         store.add_document_with_chunks(doc, parents, [*chunks, bad])
     assert not store.has_document(doc.id)
     orphan = Chunk(**{**chunks[0].__dict__, "id": "orphan", "parent_id": "missing-parent"})
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(integrity_errors()):
         store.add_document_with_chunks(doc, parents, [*chunks, orphan])
     assert not store.has_document(doc.id)
     with pytest.raises(ConfigError, match="do not belong"):

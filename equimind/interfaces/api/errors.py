@@ -24,6 +24,7 @@ from equimind.core.errors import (
     ParseError,
     RateLimitedError,
     SourceError,
+    StoreUnavailable,
 )
 from equimind.interfaces.api.models import ErrorBody
 
@@ -64,6 +65,8 @@ STATUS_TABLE: dict[type[Exception], ErrorStatus] = {
     ConfigError: ErrorStatus(422, kind="value_error"),
     RateLimitedError: ErrorStatus(503, "the source is rate-limiting us; retry later", headers=(("Retry-After", "60"),)),
     SourceError: ErrorStatus(503, "a live source is unreachable; retry, or serve with --snapshot"),
+    StoreUnavailable: ErrorStatus(503, "a shared store is unreachable; retry shortly (the server reconnects by itself)",
+                                  headers=(("Retry-After", "5"),)),
     ParseError: ErrorStatus(502, "a source returned a document that could not be parsed"),
 }
 

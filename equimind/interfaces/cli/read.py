@@ -100,10 +100,10 @@ def verify_citation(
 
     def body() -> None:
         from equimind.core.citations import verify_citation as verify
-        from equimind.store.docstore import DocStore  # numpy
+        from equimind.store.open import open_docstore  # numpy
 
         settings = build_settings(home)
-        check = verify(DocStore(settings.docstore_path), doc_id, quote)
+        check = verify(open_docstore(settings), doc_id, quote)
         payload = {"doc_id": check.doc_id, "verified": check.verified, "match": check.match.value,
                    "start": check.start, "end": check.end, "similarity": round(check.similarity, 4),
                    "passage": check.passage, "doc_sha256": check.doc_sha256}

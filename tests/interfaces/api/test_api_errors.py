@@ -16,11 +16,12 @@ from equimind.core.errors import (
     ParseError,
     RateLimitedError,
     SourceError,
+    StoreUnavailable,
 )
 from equimind.interfaces.api.errors import STATUS_TABLE, ApiError, on_error, status_for, stream_error
 
 EXPECTED = [(NotFoundError, 404), (InsufficientEvidence, 422), (ConfigError, 422), (RateLimitedError, 503),
-            (SourceError, 503), (ParseError, 502)]
+            (SourceError, 503), (StoreUnavailable, 503), (ParseError, 502)]
 
 
 def _route_response(exc: Exception) -> tuple[int, dict[str, object], dict[str, str]]:
@@ -55,6 +56,11 @@ def test_the_most_specific_class_wins() -> None:
     assert status_for(RateLimitedError("x")) is STATUS_TABLE[RateLimitedError]
     code, _, headers = _route_response(SourceError("SEC unreachable"))
     assert code == 503 and "retry-after" not in headers
+
+
+def test_a_shared_store_outage_is_a_503_to_retry() -> None:
+    code, body, headers = _route_response(StoreUnavailable("the PostgreSQL store at db:5432/x is unavailable"))
+    assert code == 503 and headers.get("retry-after") == "5" and "PostgreSQL store" in str(body["detail"])
 
 
 def test_config_errors_use_the_validation_shape() -> None:

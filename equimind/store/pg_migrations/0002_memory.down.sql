@@ -1,0 +1,6 @@
+DROP TABLE IF EXISTS ledger_figures;
+DROP TABLE IF EXISTS ledger_evidence;
+DROP TABLE IF EXISTS ledger_runs;
+DROP TABLE IF EXISTS runs;
+DROP TABLE IF EXISTS summaries;
+DROP TABLE IF EXISTS evidence;
