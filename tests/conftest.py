@@ -83,3 +83,28 @@ def settings(tmp_path: Path):  # type: ignore[no-untyped-def]
     from equimind.core.config import Settings
 
     return Settings(home=tmp_path / "home", shared=_shared())
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """A PostgreSQL server for the session (tests/pg_server.py): EQUIMIND_TEST_PG_URL when set (.ci/run starts one;
+    it must answer SELECT 1), else a throwaway cluster started by scripts/postgres.sh and stopped at the end. Has
+    ``.url`` and ``.pid_file`` (None for EQUIMIND_TEST_PG_URL). Skips, naming the fix, without PostgreSQL binaries."""
+    from pg_server import pg_url_or_skip
+
+    server = pg_url_or_skip(tmp_path_factory)
+    yield server
+    server.stop()
+
+
+@pytest.fixture()
+def pg_url(pg_server):  # type: ignore[no-untyped-def]
+    """The URL of a new, empty database of its own on ``pg_server`` (dropped afterwards, WITH (FORCE))."""
+    from pg_server import database_name, drop_database, fresh_database
+
+    url = fresh_database(pg_server.url)
+    yield url
+    from equimind.store.pg import close_pool
+
+    close_pool(url)  # this process's pool on it, before the database goes
+    drop_database(pg_server.url, database_name(url))
