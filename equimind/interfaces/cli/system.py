@@ -35,15 +35,18 @@ def preflight(home: HomeOpt = None) -> None:
 def serve(
     host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port")] = 8000,
+    workers: Annotated[int, typer.Option(
+        "--workers", help="API worker processes over the same stores; more than 1 needs a Chroma server "
+                          "(EQUIMIND_CHROMA_URL; scripts/chroma_server.sh start).")] = 1,
     snapshot: SnapshotOpt = None,
     home: HomeOpt = None,
 ) -> None:
     """Serve the REST API, the SSE stream and the web dashboard."""
 
     def body() -> None:
-        from equimind.interfaces.api.app import run_server
+        from equimind.interfaces.api.app import run_server  # refuses --workers > 1 without a Chroma server
 
-        run_server(build_settings(home, snapshot), host=host, port=port)
+        run_server(build_settings(home, snapshot), host=host, port=port, workers=workers)
 
     run_guarded(body)
 
