@@ -250,7 +250,7 @@ class Services:
     def memory(self) -> MemoryStore:
         with self._lock:
             if self._memory is None:
-                self._memory = MemoryStore(self.settings.memory_path)
+                self._memory = MemoryStore.from_settings(self.settings)  # PostgreSQL beside a shared docstore
             return self._memory
 
     # --- ingest -------------------------------------------------------------------------------------------------

@@ -51,6 +51,7 @@ class Passage:
 class DocStore(DeferredEmbeddings):
     """SQLite document store. Safe to share between threads (each thread gets its own connection)."""
 
+    own_position = 0  # shared stores (PostgreSQL): the last feed position this process's own writes reached
     _JOIN = "CROSS JOIN"  # SQLite: CROSS JOIN keeps the chunks table driving the join (PostgreSQL: a plain JOIN)
     _ORDER = "rowid"  # the column that keeps documents in insertion order
 

@@ -104,6 +104,7 @@ class PgDocStore(DocStore):
         self._pool = pool_for(url, max_size=pool_size, timeout_s=timeout_s)
         self._local = threading.local()
         self._spans: LRU[tuple[str, int, int], str] = LRU(SPAN_CACHE)
+        self.own_position = 0  # the last feed position a write of this process committed
         self._init_schema()
 
     def __repr__(self) -> str:
@@ -136,6 +137,8 @@ class PgDocStore(DocStore):
                 raise
             self._local.tx = None
             conn.execute("COMMIT")
+            if conn.bumped is not None:  # this process's own change: its searches must see it (read-your-writes)
+                self.own_position = max(self.own_position, conn.bumped)
 
     def _write(self) -> Any:
         return self._tx("BEGIN")
@@ -163,6 +166,7 @@ class PgDocStore(DocStore):
                                 "WHERE key = 'generation' RETURNING value").fetchone()[0]
         conn.execute("INSERT INTO feed (position) VALUES (?)", (int(position),))
         conn.execute("SELECT pg_notify(?, ?)", (FEED_CHANNEL, str(position)))
+        conn.bumped = int(position)
 
     @staticmethod
     def _insert_count(conn: Any, sql: str, rows: list[tuple[object, ...]]) -> int:

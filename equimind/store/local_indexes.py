@@ -95,13 +95,16 @@ class LocalIndexes:
         """``current()``, and which feed position the indexes are at against the store's.
 
         With ``serve_while_rebuilding`` (set by the feed follower), a search that finds another thread rebuilding
-        serves the indexes it has instead of waiting, and the view says how far behind they are. Without it (one
-        host), it waits for the rebuild, as it always did."""
+        serves the indexes it has instead of waiting, and the view says how far behind they are, unless they miss a
+        change this process wrote itself (a research run searching what its fetch just indexed waits for it).
+        Without it (one host), it waits for the rebuild, as it always did."""
         stamp = self.docstore.index_stamp()
         pair = self._pair
         if pair is not None and pair.stamp == stamp:
             return pair, False, FeedView(stamp_position(stamp), stamp_position(stamp))
-        if pair is not None and self.serve_while_rebuilding:
+        # another host's change may be served late (and said so); this process's own writes never are
+        if pair is not None and self.serve_while_rebuilding and \
+                stamp_position(pair.stamp) >= self.docstore.own_position:
             if not self._lock.acquire(blocking=False):
                 return pair, False, FeedView(stamp_position(pair.stamp), stamp_position(stamp))
             self._lock.release()

@@ -78,6 +78,7 @@ class PgConnection:
     def __init__(self, conn: Any, where: str) -> None:
         self.raw = conn
         self.where = where
+        self.bumped: int | None = None  # the feed position this transaction advanced to (docstore_pg._bump)
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
         with unavailable_as_error(self.where):
@@ -106,7 +107,12 @@ def unavailable_as_error(where: str) -> Iterator[None]:
 
     try:
         yield
-    except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as exc:
+    except psycopg_pool.PoolTimeout as exc:
+        raise StoreUnavailable(
+            f"the PostgreSQL store at {where} is busy or unavailable: no connection could be had within the pool's "
+            f"timeout ({exc}); requests recover once it answers — check the server, or raise the pool size "
+            "(EQUIMIND_DOCSTORE_POOL)") from exc
+    except psycopg.OperationalError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise StoreUnavailable(
             f"the PostgreSQL store at {where} is unavailable ({first}); requests recover once it is back — check "
@@ -117,8 +123,15 @@ _POOLS: dict[tuple[str, int], Any] = {}
 _POOLS_LOCK = threading.Lock()
 
 
-def pool_for(url: str, max_size: int = 8, timeout_s: float = 10.0) -> Any:
-    """The process's pool for ``url`` (created on first use; ``max_size`` connections at most)."""
+def pool_for(url: str, max_size: int | None = None, timeout_s: float = 10.0) -> Any:
+    """The process's pool for ``url`` (created on first use; ``max_size`` connections at most, default
+    ``EQUIMIND_DOCSTORE_POOL`` or 16)."""
+    if max_size is None:
+        try:
+            max_size = max(1, int(os.environ.get("EQUIMIND_DOCSTORE_POOL", "16")))
+        except ValueError as exc:
+            raise ConfigError(f"EQUIMIND_DOCSTORE_POOL must be a whole number of connections, got "
+                              f"{os.environ['EQUIMIND_DOCSTORE_POOL']!r}") from exc
     from psycopg_pool import ConnectionPool
 
     key = (url, os.getpid())  # a forked worker must not reuse its parent's sockets

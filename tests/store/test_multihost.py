@@ -138,6 +138,31 @@ def test_a_lagging_host_serves_what_it_has_and_says_how_far_behind(desk: Desk) -
         stop(a, b)
 
 
+def test_a_host_never_serves_stale_indexes_over_its_own_writes(desk: Desk) -> None:
+    """Read-your-writes: a research run that fetched and indexed a filing searches it next, even while its
+    follower is rebuilding; only other hosts' changes may be served late (and said so)."""
+    a = desk.host("a", follow=False)
+    a.ingest(make_documents(2, seed=16))
+    a.top10("cloud subscription revenue growth")
+    a.searcher.indexes.serve_while_rebuilding = True
+    new = make_documents(3, seed=17)[2]
+    rebuilding = threading.Event()
+
+    def hold() -> None:  # the follower's rebuild in progress for 1 s
+        with a.searcher.indexes._lock:
+            rebuilding.set()
+            time.sleep(1.0)
+
+    a.ingest([new])
+    holder = threading.Thread(target=hold)
+    holder.start()
+    rebuilding.wait(5)
+    result = a.searcher.search(new.text.split(". ")[0], mode="hybrid", top_k=10)
+    holder.join()
+    assert result.feed is not None and result.feed.behind == 0
+    assert any(h.document.doc_id == new.id for h in result.hits)
+
+
 def test_two_hosts_ingesting_the_same_filing_keep_one_copy(desk: Desk) -> None:
     a, b = desk.host("a", follow=False), desk.host("b", follow=False)
     docs = make_documents(4, seed=14)
