@@ -86,7 +86,7 @@ class EquiMindEngine:
         (long-lived processes: the API, the MCP server); otherwise the caller calls ``finish_indexing``."""
         self.services = services
         self.settings: Settings = services.settings
-        self.tracer = Tracer(services.settings, services.docstore, services.text_format)
+        self.tracer = Tracer(services.settings, services.docstore, services.text_format, served=self._served_position)
         self.background_indexing = background_indexing
 
     def trace(self, request_id: str | None = None) -> Trace:
@@ -185,12 +185,17 @@ class EquiMindEngine:
                                 "fix": fix},
                       provider=self.settings.provider, backend=self._backend(), degraded=degraded)
 
+    def _served_position(self) -> int | None:
+        """The feed position of this process's search indexes (None before its first search)."""
+        searcher = self.services._searcher
+        return searcher.indexes.served_position if searcher is not None else None
+
     def _backend(self) -> dict[str, str]:
         # the server URLs are left out: they may carry credentials
         out = {"vectors": "chroma-server" if self.settings.chroma_url else "chroma-embedded", "sparse": "bm25s",
                "docstore": "postgresql" if self.settings.docstore_url else "sqlite"}
         if self.settings.docstore_url:  # this host's search indexes against the shared store's change feed
-            served = self.services._searcher.indexes.served_position if self.services._searcher else None
+            served = self._served_position()
             store = self.services.docstore.feed_position()
             out["feed"] = f"store at {store}, this host's indexes at {'none yet' if served is None else served}"
         return out

@@ -21,7 +21,7 @@ import contextlib
 import json
 import threading
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from enum import Enum
 from hashlib import sha256
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -73,8 +73,9 @@ class Trace(BaseModel):
     corpus_signature: str = Field(description="sha256 over the sorted ids of the indexed documents.")
     config_hash: str = Field(description="sha256 of the result-changing settings (models, chunk sizes, fusion "
                                          "weights, retrieval mode, provider, top-k, ...; no paths or secrets).")
-    feed_position: int | None = Field(default=None, description="The docstore's change-feed position the corpus "
-                                      "signature was read at (a search's own indexes: its result's `feed`).")
+    feed_position: int | None = Field(default=None, description="The docstore change-feed position the result "
+                                      "was served from: this process's search indexes (else the position the corpus "
+                                      "signature was read at).")
 
 
 class IndexedIds(Protocol):
@@ -115,9 +116,13 @@ class Tracer:
     """Builds the ``Trace`` of results over one docstore under one Settings. Thread-safe; the corpus signature is
     re-hashed only when the docstore's index stamp changed."""
 
-    def __init__(self, settings: Settings, store: IndexedIds | None, text_format: str | None = None) -> None:
+    def __init__(self, settings: Settings, store: IndexedIds | None, text_format: str | None = None,
+                 served: Callable[[], int | None] | None = None) -> None:
+        """``served``: the feed position this process's search indexes are at (None before its first search); a
+        trace names it as ``feed_position`` when given, else the store's position its signature was read at."""
         self.config_hash = config_hash(settings, text_format)
         self._store = store
+        self._served = served
         self._lock = threading.Lock()
         self._cached: tuple[str, str] | None = None  # (index stamp, signature)
 
@@ -141,8 +146,8 @@ class Tracer:
 
     def trace(self, request_id: str | None = None) -> Trace:
         stamp, signature = self._signed()
-        position = None
-        if stamp is not None:
+        position = self._served() if self._served is not None else None
+        if position is None and stamp is not None:
             with contextlib.suppress(IndexError, ValueError):
                 position = int(stamp.rsplit(":", 1)[1])
         return Trace(request_id=request_id or new_request_id(), version=__version__, corpus_signature=signature,

@@ -87,6 +87,8 @@ def test_postgres_restart_during_search_load_is_503_then_recovers(tmp_path: Path
                 t.join(30)
         assert ok_before > 0 and statuses[503] > 0, statuses  # the outage was seen, and answered 503
         assert r.status_code == 200 and r.json()["hits"], r.text
+        body = r.json()  # the result and its trace name the feed position it was served from
+        assert body["feed"]["behind"] == 0 and body["trace"]["feed_position"] == body["feed"]["served"] > 0
         assert set(statuses) <= {200, 503}, (statuses, bodies[:3])
         for body in bodies:
             assert body["status"] == 503 and "PostgreSQL store" in str(body["detail"]), body
