@@ -6,8 +6,9 @@ caches of one do not leak into the next), writing its own benchmarks/results/*.j
 ``--quick`` is a smoke run (10k chunks, no model timings, fewer requests) whose results go to a temporary
 directory (except ingest_bench, which has no --out and writes benchmarks/results/ingest.json as usual).
 
-A benchmark whose module is absent, or that needs the recorded data (EQUIMIND_SHARED) when it is missing, is
-skipped with the reason. A failed benchmark does not stop the others; the exit status is 1 if any failed.
+A benchmark whose module is absent, or that needs the recorded data (EQUIMIND_SHARED) or the PostgreSQL server
+binaries when they are missing, is skipped with the reason.
+A failed benchmark does not stop the others; the exit status is 1 if any failed.
 The summary (status, seconds, command of each) goes to benchmarks/results/run_all.json.
 """
 
@@ -40,6 +41,7 @@ class Bench:
     quick: tuple[str, ...] = ()  # arguments for --quick (a smoke run in a few minutes)
     has_out: bool = True  # takes --out (quick runs write to a temporary directory, not benchmarks/results)
     needs_shared: bool = False
+    needs_postgres: bool = False  # starts a throwaway cluster with scripts/postgres.sh (its binaries must be installed)
     timeout_s: int = 3600
 
 
@@ -61,6 +63,9 @@ def benchmarks() -> list[Bench]:
         # `equimind changes`: precision on the hand-labelled samples, heading recall, and the speed of the largest
         # 10-K against 10-K diff (parses the FinanceBench PDFs itself)
         Bench("changes_sample", needs_shared=True, quick=("--speed-runs", "1")),
+        # two hosts over one PostgreSQL docstore + Chroma server: A-indexed -> B-searchable latency, identical top 10;
+        # `equimind serve --workers 1/2/4` search throughput; one worker's memory on PostgreSQL vs SQLite
+        Bench("multihost_bench", needs_postgres=True, quick=("--quick",), timeout_s=900),
     ]
 
 
@@ -69,7 +74,18 @@ def skip_reason(bench: Bench) -> str | None:
         return f"benchmarks/{bench.name}.py is not present"
     if bench.needs_shared and not (shared_dir() / "corpus").is_dir():
         return f"needs the recorded corpus at {shared_dir() / 'corpus'}; set EQUIMIND_SHARED"
+    if bench.needs_postgres and not postgres_binaries():
+        return "needs the PostgreSQL server binaries (scripts/postgres.sh bindir found none; apt install postgresql)"
     return None
+
+
+def postgres_binaries() -> bool:
+    try:
+        res = subprocess.run(["bash", str(REPO / "scripts" / "postgres.sh"), "bindir"], capture_output=True,
+                             timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return res.returncode == 0
 
 
 def run(bench: Bench, quick_dir: Path | None) -> dict[str, Any]:

@@ -45,6 +45,7 @@ def outage(pid_file: Path | None, down_s: float) -> None:
 
 def test_postgres_restart_during_search_load_is_503_then_recovers(tmp_path: Path, chroma_server_url: str) -> None:
     server = start_server(tmp_path / "pg")
+    services = None
     try:
         settings = Settings(home=tmp_path / "home", shared=tmp_path / "none", docstore_url=server.url,
                             chroma_url=chroma_server_url, retrieval_mode="hybrid", feed_poll_s=0.5)
@@ -98,5 +99,7 @@ def test_postgres_restart_during_search_load_is_503_then_recovers(tmp_path: Path
     finally:
         from equimind.store.pg import close_pool
 
+        if services is not None:
+            services.close()  # stops its feed follower
         close_pool(server.url)
         server.stop()
