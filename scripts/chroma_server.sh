@@ -31,22 +31,8 @@ chroma_bin() {
     fi
 }
 
-python_bin() {
-    if [[ -x "$ROOT/.venv/bin/python" ]]; then echo "$ROOT/.venv/bin/python"; else echo python3; fi
-}
-
-free_port() {  # ask the kernel for an unused loopback port
-    "$(python_bin)" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-port_free() {  # $1 = port; true if nothing listens on it on loopback
-    "$(python_bin)" -c 'import socket, sys
-s = socket.socket()
-try:
-    s.bind(("127.0.0.1", int(sys.argv[1])))
-except OSError:
-    sys.exit(1)' "$1"
-}
+# shellcheck source=scripts/loopback.sh
+source "$ROOT/scripts/loopback.sh"  # python_bin, free_port, port_free
 
 heartbeat() {  # $1 = URL; succeeds when the server answers its v2 heartbeat
     "$(python_bin)" - "$1" <<'PY' >/dev/null 2>&1

@@ -108,3 +108,12 @@ def pg_url(pg_server):  # type: ignore[no-untyped-def]
 
     close_pool(url)  # this process's pool on it, before the database goes
     drop_database(pg_server.url, database_name(url))
+
+
+@pytest.fixture(scope="session")
+def chroma_server_url(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """URL of a running Chroma server (tests/chroma_server.py: EQUIMIND_TEST_CHROMA_URL, else one started for the
+    session by scripts/chroma_server.sh, else a skip naming the fix)."""
+    from chroma_server import chroma_server
+
+    yield from chroma_server(tmp_path_factory)

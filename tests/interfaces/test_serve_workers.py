@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -154,46 +151,6 @@ def test_health_names_the_worker_that_answered(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------------------- a real 2-worker server
 
 
-def _heartbeat(url: str, timeout_s: float) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=2) as resp:
-                if resp.status == 200:
-                    return True
-        except OSError:
-            pass
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.2)
-
-
-@pytest.fixture(scope="module")
-def chroma_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """EQUIMIND_TEST_CHROMA_URL when set (CI), else a server of this module's own (scripts/chroma_server.sh)."""
-    given = os.environ.get(TEST_CHROMA_ENV, "").strip().rstrip("/")
-    if given:
-        if not _heartbeat(given, 10):
-            pytest.fail(f"{TEST_CHROMA_ENV}={given} does not answer /api/v2/heartbeat")
-        yield given
-        return
-    beside = Path(sys.executable).parent / "chroma"
-    chroma = str(beside) if beside.exists() else shutil.which("chroma")
-    if chroma is None:
-        pytest.skip(f"no `chroma` executable beside {sys.executable} or on PATH, and {TEST_CHROMA_ENV} is not set")
-    pid_file = tmp_path_factory.mktemp("serve-chroma") / "chroma.pid"
-    env = {**os.environ, "CHROMA_BIN": chroma}
-    started = subprocess.run(["bash", str(SCRIPT), "start", "--pid-file", str(pid_file)], capture_output=True,
-                             text=True, timeout=120, env=env, check=False)
-    if started.returncode != 0:
-        pytest.fail(f"could not start a Chroma server with {SCRIPT}: {started.stderr.strip()}")
-    try:
-        yield started.stdout.strip().splitlines()[-1]
-    finally:
-        subprocess.run(["bash", str(SCRIPT), "stop", "--pid-file", str(pid_file)], capture_output=True, timeout=60,
-                       env=env, check=False)
-
-
 def _group_alive(pgid: int) -> bool:
     try:
         os.killpg(pgid, 0)
@@ -211,7 +168,8 @@ def _pgid(pid: int) -> int | None:
 
 @pytest.mark.slow
 @pytest.mark.integration
-def test_two_workers_answer_and_stop_together(tmp_path: Path, chroma_url: str) -> None:
+def test_two_workers_answer_and_stop_together(tmp_path: Path, chroma_server_url: str) -> None:
+    chroma_url = chroma_server_url
     home, port = tmp_path / "home", free_port()
     exe = Path(sys.executable).parent / "equimind"
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "equimind.interfaces.cli.main"]
