@@ -110,12 +110,20 @@ class EquiMindEngine:
         result = self._retrieve(query, flt, None, mode=mode, top_k=top_k)
         if note is None:
             return result
+        identity = self._identity_degraded()
+        degraded = result.degraded if identity is None else [*result.degraded, identity]
+        return result.model_copy(update={"auto_filter": note, "degraded": degraded})
+
+    def _identity_degraded(self) -> Degradation | None:
+        """The line a search or ask carries when the SEC ticker map could not be read (live mode without an SEC
+        identity): ticker-less documents (PDFs) could not be given their registrant's ticker."""
         problem = self.services.identity_problem
-        degraded = result.degraded if problem is None else [*result.degraded, Degradation(
+        if problem is None:
+            return None
+        return Degradation(
             capability="company_identity", reason=f"the SEC ticker map is unavailable ({problem}), so a ticker in "
             "the query matches only documents that carry one, not ticker-less ones such as PDFs — set "
-            "EQUIMIND_SEC_IDENTITY or use --snapshot")]
-        return result.model_copy(update={"auto_filter": note, "degraded": degraded})
+            "EQUIMIND_SEC_IDENTITY or use --snapshot")
 
     def _retrieve(self, text: str, flt: FilterSpec | None, shaped: ShapedQuery | None, *, mode: str | None = None,
                   top_k: int | None = None) -> SearchResult:
@@ -240,8 +248,12 @@ class EquiMindEngine:
         t = self.known_ticker(ticker) if ticker else None
         parsed = self._parse_ask(question, as_of or date.today(), t)
         with self._first_answer(parsed.ticker):
-            return ResearchRun(self.services, parsed, on_event, search=self._loop_search,
-                               product_search=lambda: self.search(question)).answer()
+            answer = ResearchRun(self.services, parsed, on_event, search=self._loop_search,
+                                 product_search=lambda: self.search(question)).answer()
+        identity = self._identity_degraded()
+        if identity is None or str(identity) in answer.degraded:
+            return answer
+        return answer.model_copy(update={"degraded": [*answer.degraded, str(identity)]})
 
     def _parse_ask(self, question: str, as_of: date, ticker: str | None) -> ParsedQuestion:
         """The ask parsed; a question that names no company is asked of the company ``equimind search``'s top

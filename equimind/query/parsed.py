@@ -121,12 +121,20 @@ class QuestionParser:
         ambiguous, NotFoundError when none is known."""
         stored = dict.fromkeys((r.ticker, r.company) for r in self.docstore.list_documents() if r.ticker)
         tickers: Mapping[str, TickerInfo] = {}
+        unread: EquiMindError | None = None
         if self._ticker_map is not None:
             try:
                 tickers = self._ticker_map()
             except EquiMindError as exc:  # live mode without an SEC identity: only the store's companies are known
                 log.warning("no SEC ticker map to resolve the question's company: %s", exc)
-        found = resolve_company(text, stored, tickers)
+                unread = exc
+        try:
+            found = resolve_company(text, stored, tickers)
+        except NotFoundError as exc:
+            if unread is None:
+                raise
+            raise NotFoundError(f"{exc}; the SEC ticker map could not be read ({unread}), so only the stored "
+                                "companies that carry a ticker were known") from exc
         where = "a stored company" if found.stored else "the SEC ticker map"
         return found.ticker, f"the question's words ('{found.matched}': {where}, {found.name})"
 

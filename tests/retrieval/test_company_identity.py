@@ -110,3 +110,38 @@ def test_live_mode_without_the_sec_map_says_so_on_the_search_result(tmp_path) ->
     result = EquiMindEngine(services).search("What was JPM's net interest income?")
     lines = [d for d in result.degraded if d.capability == "company_identity"]
     assert len(lines) == 1 and "EQUIMIND_SEC_IDENTITY" in lines[0].reason and "ticker map" in lines[0].reason
+
+
+def test_live_mode_without_the_sec_map_says_so_on_the_ask_answer(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The ask path carries the same line as search (issue 31: it was a log warning only), and a question about a
+    company only a ticker-less document names says why it is not known."""
+    from datetime import date
+
+    import pytest
+
+    from equimind.app.engine import EquiMindEngine
+    from equimind.app.services import open_services
+    from equimind.core.config import Settings
+    from equimind.core.documents import Document, Origin, Section, Source
+    from equimind.core.errors import NotFoundError
+    from equimind.embedding.embed import HashEmbedder
+    from equimind.ingest.tokens import WhitespaceTokenizer
+
+    def doc(key: str, ticker: str | None, company: str, sentence: str) -> Document:
+        text = "Item 7. Management's Discussion\n" + sentence * 40
+        return Document(id=Document.make_id(key, text), source_key=key, ticker=ticker, cik=None, company=company,
+                        source=Source.LOCAL, origin=Origin.LOCAL_FILE, form="10-K", filed_at=date(2024, 2, 16),
+                        period_end=None, url=None, title=f"{company} 10-K", text=text,
+                        sections=(Section("Item 7. Management's Discussion", 0, len(text)),))
+
+    services = open_services(Settings(home=tmp_path / "h", sec_identity=None, child_tokens=50, parent_tokens=200),
+                             embedder=HashEmbedder(), tokenizer=WhitespaceTokenizer())
+    services.pipeline().run([
+        doc("pdf:jpm", None, "JPMorgan Chase & Co", "JPMorgan net interest income rose on higher rates. "),
+        doc("pdf:nvda", "NVDA", "NVIDIA Corp", "NVIDIA data center revenue was $47.5 billion in fiscal 2024. ")])
+    engine = EquiMindEngine(services)
+    answer = engine.ask("What was NVIDIA's data center revenue in fiscal 2024?", as_of=date(2024, 6, 30))
+    lines = [d for d in answer.degraded if d.startswith("company_identity:")]
+    assert len(lines) == 1 and "EQUIMIND_SEC_IDENTITY" in lines[0], answer.degraded
+    with pytest.raises(NotFoundError, match=r"SEC ticker map could not be read.*EQUIMIND_SEC_IDENTITY"):
+        engine.ask("What was JPMorgan Chase's net interest income in 2023?")
