@@ -23,6 +23,7 @@ from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import SecretStr
@@ -34,7 +35,7 @@ from equimind.core.config import Settings
 from equimind.core.errors import ConfigError, EquiMindError
 from equimind.interfaces.api import backtest, changes, evidence, market, memory, research, system
 from equimind.interfaces.api.deps import RequestIdMiddleware
-from equimind.interfaces.api.errors import ApiError, on_error
+from equimind.interfaces.api.errors import ApiError, on_error, on_validation_error
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +76,7 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
     app.add_middleware(RequestIdMiddleware)
     for exc_type in (EquiMindError, ApiError, Exception):
         app.add_exception_handler(exc_type, on_error)
+    app.add_exception_handler(RequestValidationError, on_validation_error)
     for router in (system.router, evidence.router, market.router, memory.router, changes.router, research.router,
                    backtest.router):
         app.include_router(router)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastapi import Request
+from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
@@ -27,6 +28,7 @@ from equimind.core.errors import (
     StoreUnavailable,
 )
 from equimind.interfaces.api.models import ErrorBody
+from equimind.security.trace import new_request_id
 
 log = logging.getLogger(__name__)
 
@@ -84,25 +86,58 @@ def invalid(loc: tuple[str, ...], msg: str) -> RequestValidationError:
 
 
 def error_response(status: int, detail: str, hint: str | None = None,
-                   headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse(ErrorBody(detail=detail, hint=hint).model_dump(), status_code=status, headers=headers)
+                   headers: dict[str, str] | None = None, trace: dict[str, Any] | None = None) -> JSONResponse:
+    body = ErrorBody(detail=detail, hint=hint).model_dump(exclude={"trace"})
+    if trace is not None:
+        body["trace"] = trace
+    return JSONResponse(body, status_code=status, headers=headers)
 
 
-def _as_422(kind: str, msg: str) -> JSONResponse:
-    return JSONResponse({"detail": [{"loc": ["request"], "msg": msg, "type": kind}]}, status_code=422)
+def _as_422(kind: str, msg: str, trace: dict[str, Any] | None = None) -> JSONResponse:
+    body: dict[str, Any] = {"detail": [{"loc": ["request"], "msg": msg, "type": kind}]}
+    if trace is not None:
+        body["trace"] = trace
+    return JSONResponse(body, status_code=422)
+
+
+def error_trace(request: Request) -> dict[str, Any] | None:
+    """The ``trace`` an error body carries, as every result body does (request id = the X-Request-ID header); None
+    when the app has no engine (not started) or the trace cannot be read (the store is down: the error says so)."""
+    app = request.scope.get("app")
+    engine = getattr(getattr(app, "state", None), "engine", None)
+    if engine is None:
+        return None
+    try:
+        rid = getattr(request.state, "request_id", None) or new_request_id()  # deps.RequestIdMiddleware's id
+        trace: dict[str, Any] = engine.trace(rid).model_dump()
+    except Exception as exc:  # the error being answered matters more than its trace
+        log.info("no trace for the error on %s: %s", request.url.path, exc)
+        return None
+    return trace
 
 
 async def on_error(request: Request, exc: Exception) -> Response:
     """One handler for every EquiMind error; the exception's class decides the status (``STATUS_TABLE``)."""
+    trace = error_trace(request)
     if isinstance(exc, ApiError):
-        return error_response(exc.status, exc.detail, exc.hint)
+        return error_response(exc.status, exc.detail, exc.hint, trace=trace)
     entry = status_for(exc)
     if entry is None:
         log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-        return error_response(500, INTERNAL)
+        return error_response(500, INTERNAL, trace=trace)
     if entry.kind is not None:
-        return _as_422(entry.kind, str(exc))
-    return error_response(entry.status, str(exc), entry.hint, dict(entry.headers) or None)
+        return _as_422(entry.kind, str(exc), trace)
+    return error_response(entry.status, str(exc), entry.hint, dict(entry.headers) or None, trace)
+
+
+async def on_validation_error(request: Request, exc: Exception) -> Response:
+    """A request that fails validation: FastAPI's 422 body (one message per field), with the ``trace``."""
+    errors = exc.errors() if isinstance(exc, RequestValidationError) else [{"msg": str(exc)}]
+    body: dict[str, Any] = {"detail": jsonable_encoder(errors)}
+    trace = error_trace(request)
+    if trace is not None:
+        body["trace"] = trace
+    return JSONResponse(body, status_code=422)
 
 
 def stream_error(exc: Exception) -> dict[str, Any]:

@@ -77,6 +77,8 @@ class ErrorBody(BaseModel):
 
     detail: str
     hint: str | None = None
+    trace: Trace | None = Field(default=None, description="The trace every result carries (request id = the "
+                                "X-Request-ID header), when the server could read it.")
 
 
 class SearchRequest(BaseModel):

@@ -137,3 +137,19 @@ def test_a_result_changing_setting_changes_the_config_hash(client: TestClient, s
             trace = _trace(c.get("/api/v1/health"))
         assert (trace["config_hash"] != base["config_hash"]) is changes, update
         assert trace["corpus_signature"] == base["corpus_signature"]
+
+
+def test_error_bodies_carry_the_trace_too(client: TestClient, settings: Settings) -> None:
+    """404, 422 from a ConfigError and 422 from request validation: each body has the trace, its request id the
+    X-Request-ID header's (issue 31: error bodies carried none)."""
+    ok = _trace(client.get("/api/v1/health"))
+    responses = [
+        client.get("/api/v1/documents/" + "0" * 64),  # no such document: 404
+        client.post("/api/v1/search", json={"query": "x", "top_k": 0}),  # request validation: 422
+        client.post("/api/v1/search", json={"query": "x", "since": "2025-01-01", "until": "2024-01-01"}),
+    ]
+    for res in responses:
+        assert res.status_code in (404, 422), res.text
+        trace = res.json()["trace"]
+        assert trace["request_id"] == res.headers["x-request-id"]
+        assert trace["corpus_signature"] == ok["corpus_signature"] and trace["config_hash"] == ok["config_hash"]
