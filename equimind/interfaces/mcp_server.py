@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable
+from contextvars import ContextVar
 from datetime import date
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -43,7 +44,7 @@ from equimind.interfaces.traced import (
 )
 from equimind.security.chain import AuditError
 from equimind.security.gate import Gate, ToolDenied, build_gate
-from equimind.security.trace import traced
+from equimind.security.trace import new_request_id, traced
 from equimind.store.audit_anchor import audit_anchor
 
 if TYPE_CHECKING:
@@ -74,6 +75,11 @@ INSTRUCTIONS = (
 )
 
 
+# The request id of the tool call being served (set by GatedMCPServer.call_tool, read where the result is traced;
+# the SDK runs a sync tool in a worker thread with a copy of this context).
+CALL_REQUEST_ID: ContextVar[str | None] = ContextVar("equimind_mcp_request_id", default=None)
+
+
 class GatedMCPServer(MCPServer[Any]):
     """An ``MCPServer`` whose every tool call is checked and audited by ``gate`` on the raw client arguments."""
 
@@ -84,16 +90,20 @@ class GatedMCPServer(MCPServer[Any]):
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Context[Any, Any] | None = None) -> Any:
         parent = super().call_tool
+        rid = new_request_id()  # the result's trace.request_id, and the audit records'
+        token = CALL_REQUEST_ID.set(rid)
 
         async def run(**checked: Any) -> Any:
             return await parent(name, checked, context)
 
         try:
-            return await self.gate.acall(name, arguments, run)
+            return await self.gate.acall(name, arguments, run, request_id=rid)
         except ToolDenied as exc:
             raise ToolError(f"{exc} (audit record {exc.audit_seq})") from exc
         except AuditError as exc:  # already logged by the gate
             raise ToolError(f"refused: the call could not be audited, so it was not run ({exc})") from exc
+        finally:
+            CALL_REQUEST_ID.reset(token)
 
 
 def _tool(fn: Callable[[], T]) -> T:
@@ -123,7 +133,7 @@ class _Traced:
         self._engine = engine
 
     def __call__(self, cls: type[M], fn: Callable[[], BaseModel]) -> M:
-        return traced(cls, _tool(fn), self._engine.trace())
+        return traced(cls, _tool(fn), self._engine.trace(CALL_REQUEST_ID.get()))
 
 
 def _corpus_tools(server: GatedMCPServer, engine: EquiMindEngine, out: _Traced) -> None:
@@ -144,7 +154,7 @@ def _corpus_tools(server: GatedMCPServer, engine: EquiMindEngine, out: _Traced) 
         flt = FilterSpec(tickers=(ticker,) if ticker else (), since=since, until=until,
                          forms=(form.upper(),) if form else ())
         docs = _tool(lambda: engine.documents(flt))
-        return DocumentList.of(docs, limit or 100, engine.trace())
+        return DocumentList.of(docs, limit or 100, engine.trace(CALL_REQUEST_ID.get()))
 
     @server.tool()
     def memory(ticker: str, as_of: date | None = None) -> TracedMemory:
@@ -183,7 +193,7 @@ def _evidence_tools(server: GatedMCPServer, engine: EquiMindEngine, out: _Traced
         then anywhere in the document (exact, then normalised; no LLM). Each result says whether it is verified,
         where it was found, and whether that lies inside the claimed span; an unknown document is an item error."""
         spans = _tool(lambda: engine.verify_citations([(c.doc_id, c.start, c.end, c.quote) for c in citations]))
-        return CitationBatchOut.of(spans, engine.trace())
+        return CitationBatchOut.of(spans, engine.trace(CALL_REQUEST_ID.get()))
 
     del search_filings, get_passage, verify_citation, verify_citations  # registered on the server
 

@@ -112,36 +112,43 @@ class Gate:
         self._finish(seq, tool, start, None)
         return result
 
-    async def acall(self, tool: str, args: Mapping[str, Any], fn: Callable[..., Awaitable[T]]) -> T:
-        """``call`` for coroutine functions. The audit writes (a few fsyncs) run inline, in order."""
-        checked, seq = self._admit(tool, args)
+    async def acall(self, tool: str, args: Mapping[str, Any], fn: Callable[..., Awaitable[T]],
+                    request_id: str | None = None) -> T:
+        """``call`` for coroutine functions. The audit writes (a few fsyncs) run inline, in order. ``request_id``:
+        the id the result's trace carries, recorded in both audit records so a result can be found in the log."""
+        checked, seq = self._admit(tool, args, request_id)
         start = self._timer()
         try:
             result = await fn(**checked)
         except BaseException as exc:
-            self._finish(seq, tool, start, exc)
+            self._finish(seq, tool, start, exc, request_id)
             raise
-        self._finish(seq, tool, start, None)
+        self._finish(seq, tool, start, None, request_id)
         return result
 
-    def _admit(self, tool: str, args: Mapping[str, Any]) -> tuple[dict[str, Any], int]:
+    def _admit(self, tool: str, args: Mapping[str, Any],
+               request_id: str | None = None) -> tuple[dict[str, Any], int]:
         """Check and durably record the call; returns the exact args to run with and the call record's seq."""
         checked: Any = dict(args) if isinstance(args, Mapping) else args  # one snapshot: checked = audited = run
         verdict = self.policy.check(tool, checked)
-        record = self._append({
+        event: dict[str, Any] = {
             "kind": "call",
             "tool": _clip(str(tool), 200),
             "args": audit_safe(checked),
             "decision": verdict.decision.value,
             "reason": verdict.reason,
             "policy": self.policy.digest,
-        }, "the tool was not run")
+        }
+        if request_id is not None:
+            event["request_id"] = _clip(str(request_id), 64)
+        record = self._append(event, "the tool was not run")
         if not verdict.allowed:
             logger.info("denied %s (audit seq %d): %s", verdict.tool, record.seq, verdict.reason)
             raise ToolDenied(verdict, record.seq)
         return checked, record.seq
 
-    def _finish(self, seq: int, tool: str, start: float, exc: BaseException | None) -> None:
+    def _finish(self, seq: int, tool: str, start: float, exc: BaseException | None,
+                request_id: str | None = None) -> None:
         event: dict[str, Any] = {
             "kind": "outcome",
             "call_seq": seq,
@@ -149,6 +156,8 @@ class Gate:
             "outcome": "ok" if exc is None else "error",
             "duration_ms": round((self._timer() - start) * 1000.0, 3),
         }
+        if request_id is not None:
+            event["request_id"] = _clip(str(request_id), 64)
         if exc is not None:
             event["error"] = _clip(f"{type(exc).__name__}: {exc}", MAX_ERROR_CHARS)
         self._append(event, "the tool ran but its outcome is unrecorded, so its result is withheld")

@@ -263,6 +263,19 @@ def test_every_call_is_audited_before_it_runs(calls: dict[str, Any]) -> None:
             assert rec["seq"] not in outcomes  # denied: never ran
 
 
+def test_a_result_can_be_found_in_the_audit_log_by_its_request_id(calls: dict[str, Any]) -> None:
+    """Each result's trace.request_id is in the call record and the outcome record of that call (issue 31)."""
+    records = calls["audit"]
+    for key, tool in (("search", "search_filings"), ("ask", "ask"), ("status", "corpus_status"),
+                      ("docs", "list_documents"), ("batch", "verify_citations")):
+        rid = calls[key].structured_content["trace"]["request_id"]
+        mine = [r for r in records if r.get("request_id") == rid]
+        assert [r["kind"] for r in mine] == ["call", "outcome"] and mine[0]["tool"] == tool, (key, mine)
+        assert mine[1]["call_seq"] == mine[0]["seq"]
+    denied = [r for r in records if r["kind"] == "call" and r["decision"] == "deny"]
+    assert denied and all(len(r["request_id"]) == 32 for r in denied)  # a refused call is findable too
+
+
 def test_a_failing_audit_write_stops_the_tool(session: Session, nvda_home: Path) -> None:
     log = nvda_home / "audit.jsonl"
     before = log.read_bytes()
