@@ -180,7 +180,9 @@ class BacktestReport(BaseModel):
     table: list[HorizonRow]
     statistics: dict[str, Any]  # equimind.backtest.stats.summarise_backtest, in full
     equity_curve: list[EquityPointOut]
+    calibration: dict[str, Any] = Field(default_factory=dict)  # backtest.calibration, per horizon (empty: older run)
     plot_path: str | None = None
+    calibration_plot_path: str | None = None
     report_path: str | None = None
     caveats: list[str]
     omitted_from_views: list[str] = Field(default_factory=list)

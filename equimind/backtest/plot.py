@@ -43,6 +43,69 @@ def plot_equity(report: BacktestReport, path: Path) -> Path:
     return path
 
 
+def plot_reliability(report: BacktestReport, path: Path) -> Path:
+    """Reliability diagram per horizon: each conviction bucket's mean conviction against its observed hit rate, with
+    its Wilson interval and decision count; the diagonal is perfect calibration."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    horizons = list(report.calibration)
+    fig = Figure(figsize=(4.2 * max(1, len(horizons)), 4.4), dpi=110)
+    FigureCanvasAgg(fig)
+    for i, h in enumerate(horizons, 1):
+        block = report.calibration[h]
+        ax = fig.add_subplot(1, max(1, len(horizons)), i)
+        ax.plot([0, 1], [0, 1], color="grey", linewidth=0.8, linestyle="--", label="perfect calibration")
+        cells = [c for c in block["buckets"] if c["n"]]
+        xs = [c["mean_conviction"] for c in cells]
+        ys = [c["rate"] for c in cells]
+        lo = [c["rate"] - c["ci"][0] for c in cells]
+        hi = [c["ci"][1] - c["rate"] for c in cells]
+        ax.errorbar(xs, ys, yerr=[lo, hi], fmt="o", color="tab:blue", capsize=3, label="hit rate (95% Wilson CI)")
+        for x, y, c in zip(xs, ys, cells, strict=True):
+            ax.annotate(f"n={c['n']}", (x, y), textcoords="offset points", xytext=(5, 5), fontsize=7)
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        skill = block.get("brier_skill")
+        ax.set_title(f"{h}m: n={block['n']}, Brier skill "
+                     f"{'n/a' if skill is None else f'{skill:+.2f}'}", fontsize=9)
+        ax.set_xlabel("conviction (bucket mean)")
+        ax.set_ylabel("share of directional calls that were right")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=6, loc="upper left")
+    fig.text(0.01, 0.01, f"run {report.run_id}; small samples: read each horizon's verdict in the report",
+             fontsize=7, color="grey")
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(str(path), format="png")
+    return path
+
+
+CALIBRATION_HEADER = ["horizon", "group", "n", "hit rate [95% Wilson CI]", "mean conviction"]
+
+
+def calibration_rows(report: BacktestReport) -> list[list[str]]:
+    """The calibration table as strings: per horizon, each conviction bucket then each rating level."""
+    rows = []
+    for h, block in report.calibration.items():
+        for kind, cells in (("conviction", block["buckets"]), ("rating", block["by_rating"])):
+            for c in cells:
+                rate = "n/a" if c["rate"] is None else f"{c['rate']:.2f}{_ci(tuple(c['ci']) if c['ci'] else None)}"
+                rows.append([f"{h}m", f"{kind} {c['label']}", str(c["n"]), rate, _num(c["mean_conviction"])])
+    return rows
+
+
+def calibration_lines(report: BacktestReport) -> list[str]:
+    """Per horizon: Brier against the two no-skill baselines, the monotone map's decision, the verdict."""
+    out = []
+    for h, b in report.calibration.items():
+        mono = b["monotone_map"]
+        out.append(f"{h}m: Brier {_num(b['brier'], 3)} (coin flip {_num(b['brier_coin_flip'], 3)}, "
+                   f"climatology {_num(b['brier_climatology'], 3)}, skill {_num(b['brier_skill'], 3)}); monotone "
+                   f"map: {mono['reason']}. {b['verdict']}")
+    return out
+
+
 def _pct(v: float | None) -> str:
     return "n/a" if v is None else f"{100 * v:+.1f}%"
 
@@ -95,6 +158,13 @@ def markdown_report(report: BacktestReport) -> str:
         rets = " | ".join(_pct(d.forward_returns.get(h)) for h in req.horizons)
         lines.append(f"| {d.decided_at} | {d.ticker} | {d.rating.value if d.rating else 'REFUSED'} | "
                      f"{d.conviction:.2f} | {d.close:.2f} | {rets} |")
+    if report.calibration:
+        lines += ["", "## Calibration: is a higher conviction right more often?", "",
+                  "| " + " | ".join(CALIBRATION_HEADER) + " |", "|" + "---|" * len(CALIBRATION_HEADER)]
+        lines += ["| " + " | ".join(row) + " |" for row in calibration_rows(report)]
+        lines += [""] + [f"- {line}" for line in calibration_lines(report)]
+        if report.calibration_plot_path:
+            lines += ["", f"![reliability]({Path(report.calibration_plot_path).name})"]
     lines += ["", "## Caveats", ""] + [f"- {c}" for c in report.caveats]
     for r in report.table:
         lines += [f"- {r.horizon_months}m {c}" for c in r.caveats]

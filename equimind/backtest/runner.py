@@ -38,9 +38,10 @@ from typing import TYPE_CHECKING, Any
 from equimind.analytics.market import market_report
 from equimind.app.engine import EquiMindEngine
 from equimind.app.services import Services, open_services
+from equimind.backtest.calibration import calibration
 from equimind.backtest.models import CLOSE_EQUALS, BacktestReport, BacktestRequest, DecisionRecord, EquityPointOut, step
 from equimind.backtest.pit import PointInTimeCorpus, PointInTimeView
-from equimind.backtest.plot import markdown_report, plot_equity
+from equimind.backtest.plot import markdown_report, plot_equity, plot_reliability
 from equimind.backtest.report import build_caveats, build_table
 from equimind.backtest.score import (
     benchmark_returns,
@@ -217,6 +218,7 @@ class Backtester:
             snapshot=str(self.snapshot), data_end=data_end, schedule=schedule, n_decisions=len(ctx.records),
             n_rated=len(decisions), n_refused=len(ctx.records) - len(decisions), decisions=ctx.records,
             table=build_table(stats, ctx.records, req.horizons), statistics=stats,
+            calibration=calibration(decisions, req.horizons),
             equity_curve=[EquityPointOut(day=p.day, ratings=p.ratings, long_short=p.long_short,
                                          benchmark=p.benchmark, tickers=p.tickers) for p in curve],
             caveats=build_caveats(ctx.records, req, data_end), omitted_from_views=sorted(ctx.omitted))
@@ -242,6 +244,8 @@ class Backtester:
         self.out_dir.mkdir(parents=True, exist_ok=True)
         if self.plot:
             report.plot_path = str(plot_equity(report, self.out_dir / f"{report.run_id}.png"))
+            report.calibration_plot_path = str(plot_reliability(report, self.out_dir /
+                                                                f"{report.run_id}-reliability.png"))
         md = self.out_dir / f"{report.run_id}.md"
         report.report_path = str(md)
         md.write_text(markdown_report(report), encoding="utf-8")

@@ -125,6 +125,8 @@ def _stored(home: Path | None, run_id: str | None, as_json: bool) -> None:
             except ValueError as exc:  # pydantic's ValidationError
                 raise ConfigError(f"stored report {run_id} does not match this EquiMind's report format ({exc}); "
                                   "re-run the backtest") from exc
+            if not report.calibration:  # a run stored before calibration: computed from its stored decisions
+                report.calibration = bt.calibration(store.decisions(run_id), report.request.horizons)
             emit_json(report, settings) if as_json else _render(report)
             return
         runs = store.runs()
@@ -168,7 +170,18 @@ def _render(report: BacktestReport) -> None:
         for row in rows:
             table.add_row(*row)
         render.console.print(table)
+    if report.calibration:
+        table = Table(title="Calibration: is a higher conviction right more often? (95% Wilson CIs)", box=box.SIMPLE)
+        for col in bt.CALIBRATION_HEADER:
+            table.add_column(col)
+        for row in bt.calibration_rows(report):
+            table.add_row(*row)
+        render.console.print(table)
+        for line in bt.calibration_lines(report):
+            render.console.print(f"- {line}")
     for c in report.caveats:
         render.console.print(f"- {c}")
+    if report.calibration_plot_path:
+        render.console.print(f"reliability plot: {report.calibration_plot_path}")
     render.console.print(f"equity curve: {report.plot_path}\nreport: {report.report_path}\n"
                          f"timings (s): {report.timings_s}")
