@@ -1,7 +1,9 @@
 """Does conviction mean something? Calibration of a backtest's directional decisions, per horizon.
 
-Conviction is read as the probability that the rating's direction is right (a BUY-side decision whose forward return
-is positive, a SELL-side one whose return is negative: ``stats.hit_rate``'s hit). Per horizon:
+Conviction (ADR 0003) is a strength of evidence in [0, 1], not a probability: 0 means no edge over a coin flip, 1
+certainty. So it is read as the probability ``p = 0.5 + 0.5 × conviction`` that the rating's direction is right (a
+BUY-side decision whose forward return is positive, a SELL-side one whose return is negative: ``stats.hit_rate``'s
+hit). The literal reading ``p = conviction`` is reported beside it (``brier_literal``). Per horizon:
 
 * **hit rate per conviction bucket** and **per rating level**, each with a Wilson score interval (exact enough for
   small n, unlike the normal approximation; ``scipy.stats.binomtest(...).proportion_ci(method="wilson")``);
@@ -69,6 +71,11 @@ def scored(decisions: Sequence[Decision], horizon: int) -> list[tuple[Decision, 
     return out
 
 
+def implied(conviction: float) -> float:
+    """The probability of being right that a conviction states (see the module docstring)."""
+    return 0.5 + 0.5 * conviction
+
+
 def brier(p: Sequence[float], y: Sequence[float]) -> float | None:
     return float(np.mean((np.asarray(p) - np.asarray(y)) ** 2)) if len(y) else None
 
@@ -103,7 +110,7 @@ def fit_monotone(rows: Sequence[tuple[Decision, float]]) -> MonotoneMap:
     means = np.array([float(np.mean([y for c, y in fit if c == x])) for x in levels])
     ys = isotonic_regression(means, weights=counts, increasing=True).x
     mapped = np.interp([c for c, _ in ev], xs, ys)
-    raw_b, map_b = brier([c for c, _ in ev], [y for _, y in ev]), brier(list(mapped), [y for _, y in ev])
+    raw_b, map_b = brier([implied(c) for c, _ in ev], [y for _, y in ev]), brier(list(mapped), [y for _, y in ev])
     knots = sorted({(round(float(x), 4), round(float(v), 4)) for x, v in zip(xs, ys, strict=True)})
     better = raw_b is not None and map_b is not None and map_b < raw_b
     enough = len(fit) >= MIN_SAMPLE and len(ev) >= MIN_SAMPLE
@@ -130,14 +137,15 @@ def calibration_at(decisions: Sequence[Decision], horizon: int) -> dict[str, Any
                        [y for d, y in rows if d.rating.value == level]) for level in levels]
     overall = _cell("all", conv, hits)
     p = overall.rate
-    b = brier(conv, hits)
+    b = brier([implied(c) for c in conv], hits)
     clim = None if p is None else p * (1 - p)
     skill = None if b is None or not clim else 1 - b / clim
     mono = fit_monotone(rows)
     return {
         "horizon_months": horizon, "n": len(rows), "overall": asdict(overall),
         "buckets": [asdict(c) for c in buckets], "by_rating": [asdict(c) for c in by_rating],
-        "brier": b, "brier_coin_flip": None if b is None else 0.25, "brier_climatology": clim,
+        "probability": "0.5 + 0.5 x conviction", "brier": b, "brier_literal": brier(conv, hits),
+        "brier_coin_flip": None if b is None else 0.25, "brier_climatology": clim,
         "brier_skill": skill, "monotone_map": asdict(mono), "verdict": verdict(len(rows), buckets, skill),
     }
 

@@ -44,8 +44,8 @@ def plot_equity(report: BacktestReport, path: Path) -> Path:
 
 
 def plot_reliability(report: BacktestReport, path: Path) -> Path:
-    """Reliability diagram per horizon: each conviction bucket's mean conviction against its observed hit rate, with
-    its Wilson interval and decision count; the diagonal is perfect calibration."""
+    """Reliability diagram per horizon: each conviction bucket's stated probability (0.5 + 0.5 x its mean conviction)
+    against its observed hit rate, with its Wilson interval and decision count; the diagonal is perfect calibration."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -57,19 +57,19 @@ def plot_reliability(report: BacktestReport, path: Path) -> Path:
         ax = fig.add_subplot(1, max(1, len(horizons)), i)
         ax.plot([0, 1], [0, 1], color="grey", linewidth=0.8, linestyle="--", label="perfect calibration")
         cells = [c for c in block["buckets"] if c["n"]]
-        xs = [c["mean_conviction"] for c in cells]
+        xs = [0.5 + 0.5 * c["mean_conviction"] for c in cells]  # the probability a conviction states
         ys = [c["rate"] for c in cells]
         lo = [c["rate"] - c["ci"][0] for c in cells]
         hi = [c["ci"][1] - c["rate"] for c in cells]
         ax.errorbar(xs, ys, yerr=[lo, hi], fmt="o", color="tab:blue", capsize=3, label="hit rate (95% Wilson CI)")
         for x, y, c in zip(xs, ys, cells, strict=True):
             ax.annotate(f"n={c['n']}", (x, y), textcoords="offset points", xytext=(5, 5), fontsize=7)
-        ax.set_xlim(0, 1)
+        ax.set_xlim(0.45, 1.0)
         ax.set_ylim(0, 1)
         skill = block.get("brier_skill")
         ax.set_title(f"{h}m: n={block['n']}, Brier skill "
                      f"{'n/a' if skill is None else f'{skill:+.2f}'}", fontsize=9)
-        ax.set_xlabel("conviction (bucket mean)")
+        ax.set_xlabel("stated probability 0.5 + 0.5 x conviction (bucket mean)")
         ax.set_ylabel("share of directional calls that were right")
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=6, loc="upper left")
@@ -100,7 +100,8 @@ def calibration_lines(report: BacktestReport) -> list[str]:
     out = []
     for h, b in report.calibration.items():
         mono = b["monotone_map"]
-        out.append(f"{h}m: Brier {_num(b['brier'], 3)} (coin flip {_num(b['brier_coin_flip'], 3)}, "
+        out.append(f"{h}m: Brier {_num(b['brier'], 3)} reading p = 0.5 + 0.5 x conviction (literal p = conviction: "
+                   f"{_num(b.get('brier_literal'), 3)}; coin flip {_num(b['brier_coin_flip'], 3)}, "
                    f"climatology {_num(b['brier_climatology'], 3)}, skill {_num(b['brier_skill'], 3)}); monotone "
                    f"map: {mono['reason']}. {b['verdict']}")
     return out

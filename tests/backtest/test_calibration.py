@@ -47,8 +47,9 @@ def test_buckets_ratings_and_brier_on_a_hand_checked_sample() -> None:
     assert levels == {"BUY": (4, 3), "SELL": (1, 0), "STRONG_SELL": (1, 1)}
     hits = [0, 1, 1, 1, 1, 0]
     conv = [0.3, 0.3, 0.7, 0.7, 0.9, 0.5]
-    want = sum((c - y) ** 2 for c, y in zip(conv, hits, strict=True)) / 6
+    want = sum((0.5 + 0.5 * c - y) ** 2 for c, y in zip(conv, hits, strict=True)) / 6
     assert block["brier"] == pytest.approx(want)
+    assert block["brier_literal"] == pytest.approx(sum((c - y) ** 2 for c, y in zip(conv, hits, strict=True)) / 6)
     p = 4 / 6
     assert block["brier_climatology"] == pytest.approx(p * (1 - p))
     assert block["brier_skill"] == pytest.approx(1 - want / (p * (1 - p)))
@@ -86,14 +87,15 @@ def test_a_monotone_map_is_fitted_early_scored_late_and_adopted_only_with_enough
 
 
 def test_a_calibrated_sample_reads_as_rising() -> None:
+    """Each bucket right exactly as often as its conviction states (0.5 + 0.5 x c of 20 decisions)."""
     ds = []
-    for i in range(60):
-        conv = (0.3, 0.5, 0.7, 0.9)[i % 4]
-        ds.append(decision(i, conv, (i * 37 % 100) / 100 < conv))
+    for b, conv in enumerate((0.1, 0.5, 0.7, 0.9)):
+        right = round(20 * (0.5 + 0.5 * conv))
+        ds += [decision(20 * b + j, conv, j < right) for j in range(20)]
     block = calibration_at(ds, 3)
     rates = [c["rate"] for c in block["buckets"] if c["n"]]
     assert rates == sorted(rates) and "hit rate rises with conviction" in block["verdict"]
-    assert block["brier_skill"] > 0
+    assert block["brier_skill"] > 0 and block["brier"] < block["brier_literal"]
 
 
 def test_the_report_draws_and_tabulates_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
