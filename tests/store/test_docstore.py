@@ -170,7 +170,10 @@ def test_readers_see_whole_documents_while_one_writer_ingests(store: DocStore) -
     errors: list[BaseException] = []
     observations: list[int] = []
 
+    reading = threading.Event()  # the writer starts once a reader is running (a loaded machine starves threads)
+
     def writer() -> None:
+        reading.wait(30)
         try:
             for doc, parents, chunks in batch:
                 store.add_document_with_chunks(doc, parents, chunks)
@@ -188,6 +191,7 @@ def test_readers_see_whole_documents_while_one_writer_ingests(store: DocStore) -
                 for ref in store.list_documents(status="indexed"):
                     assert len(store.chunks_for_document(ref.doc_id)) == 4
                 observations.append(counts["documents"])
+                reading.set()
         except BaseException as exc:
             errors.append(exc)
 
