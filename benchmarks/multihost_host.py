@@ -10,12 +10,21 @@ to stderr):
 
 * ``{"cmd": "ingest", "tag": T, "i": I}``: generate filing I of run T (``make_document``) and ingest it with
   ``services.pipeline().run([doc])``; answers its ``doc_id``, a ``query`` naming it, ``t0`` (``time.time()`` right
-  after ``run`` returned: the document is indexed) and the store's feed position.
+  after ``run`` returned: the document is indexed and the pipeline's own BM25 rebuilt), ``t_indexed``
+  (``time.time()`` at the pipeline's per-document progress call, right after the ``indexed`` status was committed,
+  i.e. the feed change and its NOTIFY, before that BM25 rebuild) and the store's feed position.
+* ``{"cmd": "ingest_snapshot", "corpus": DIR, "tickers": [...] | null, "forms": [...]}``: what
+  ``equimind ingest --snapshot DIR --no-market`` does with the filings: ``SnapshotFilingsSource(DIR).iter_results``
+  -> ``equimind.ingest.documents.documents`` -> ``services.pipeline().run`` (one batch); answers the ingest report's
+  counts and stage timings, the wall seconds, the store's counts and feed position after it.
 * ``{"cmd": "wait_doc", "doc_id": D, "query": Q, "t0": T0, "timeout": 10}``: search ``Q`` filtered to document D
   (mode hybrid, top 10) every 20 ms until a hit of D comes back; answers ``seconds`` = ``time.time() - T0`` at that
-  moment (same machine, same clock), the number of searches, and the result's ``feed``.
-* ``{"cmd": "search", "query": Q}``: the top-10 chunk ids (mode hybrid, no filter) and ``feed``.
-* ``{"cmd": "stats"}``: the feed follower's counters (``FeedFollower.stats``) and the indexes' position.
+  moment (same machine, same clock) and ``at`` (that ``time.time()``), the number of searches, and the result's
+  ``feed``.
+* ``{"cmd": "search", "query": Q}``: the top-10 chunk ids (mode hybrid, no filter), ``feed`` and the top 3 hits'
+  documents (ticker, form, title).
+* ``{"cmd": "stats"}``: the feed follower's counters (``FeedFollower.stats``), the indexes' position, their last
+  refresh time (``LocalIndexes.last_refresh_ms``) and the store's counts.
 * ``{"cmd": "quit"}``.
 
 An error answers ``{"error": "..."}`` and the host keeps reading.
@@ -31,6 +40,7 @@ import sys
 import time
 from dataclasses import asdict
 from datetime import date, timedelta
+from pathlib import Path
 from typing import IO, Any
 
 from equimind.core.documents import Document, FilterSpec, Origin, Section, Source
@@ -125,13 +135,43 @@ class Host:
 
     def ingest(self, tag: str, i: int) -> dict[str, Any]:
         doc, query = make_document(tag, i)
+        indexed: list[float] = []
+
+        def progress(stage: str, advance: int, total: int | None) -> None:
+            if stage == "documents":  # called right after the document's `indexed` status was committed
+                indexed.append(time.time())
+
         start = time.perf_counter()
-        report = self.services.pipeline().run([doc])
-        t0 = time.time()  # the document is indexed (status committed, NOTIFY sent at that commit)
+        report = self.services.pipeline().run([doc], progress=progress)
+        t0 = time.time()  # run() returned: indexed (status committed, NOTIFY sent) and the pipeline's BM25 rebuilt
         if report.documents_failed:
             raise RuntimeError(f"ingest of {doc.id} failed: {report.documents_failed}")
-        return {"doc_id": doc.id, "query": query, "t0": t0, "ingest_s": round(time.perf_counter() - start, 4),
-                "chunks": report.chunks_added, "position": self.feed_position()}
+        return {"doc_id": doc.id, "query": query, "t0": t0, "t_indexed": indexed[0] if indexed else None,
+                "ingest_s": round(time.perf_counter() - start, 4), "chunks": report.chunks_added,
+                "position": self.feed_position(), "timings_s": report.timings_s}
+
+    def ingest_snapshot(self, corpus: str, tickers: list[str] | None, forms: list[str]) -> dict[str, Any]:
+        """The filings of ``equimind ingest --snapshot CORPUS --no-market [--tickers ...]``, in one pipeline run."""
+        from equimind.ingest.documents import documents
+        from equimind.sources.snapshot import SnapshotFilingsSource
+
+        follower = self.services._follower
+        before = asdict(follower.stats) if follower is not None else {}
+        start = time.perf_counter()
+        raw = SnapshotFilingsSource(Path(corpus)).iter_results(tickers=tickers or None, forms=forms or None)
+        report = self.services.pipeline().run(documents(raw))
+        seconds = time.perf_counter() - start
+        after = asdict(follower.stats) if follower is not None else {}
+        return {"seconds": round(seconds, 1), "documents_added": report.documents_added,
+                "documents_skipped": report.documents_skipped, "chunks_added": report.chunks_added,
+                "chunks_skipped": report.chunks_skipped, "parents_added": report.parents_added,
+                "embeddings_computed": report.embeddings_computed,
+                "documents_failed": [f.model_dump() for f in report.documents_failed],
+                "timings_s": report.timings_s, "embedder": report.embedder,
+                "embeddings_per_s": round(report.embeddings_computed / report.timings_s["embed"], 1)
+                if report.timings_s.get("embed") else None,
+                "own_follower_refreshes_during": after.get("refreshes", 0) - before.get("refreshes", 0),
+                "store": self.services.docstore.counts(), "position": self.feed_position()}
 
     def wait_doc(self, doc_id: str, query: str, t0: float, timeout: float) -> dict[str, Any]:
         flt = FilterSpec(doc_ids=(doc_id,))
@@ -141,23 +181,28 @@ class Host:
             result = self.searcher.search(query, flt, mode="hybrid", top_k=10)
             searches += 1
             if any(h.document.doc_id == doc_id for h in result.hits):
-                return {"found": True, "seconds": time.time() - t0, "searches": searches,
+                at = time.time()
+                return {"found": True, "seconds": at - t0, "at": at, "searches": searches,
                         "feed": result.feed.model_dump() if result.feed else None}
             if time.monotonic() >= deadline:
-                return {"found": False, "seconds": time.time() - t0, "searches": searches,
+                at = time.time()
+                return {"found": False, "seconds": at - t0, "at": at, "searches": searches,
                         "feed": result.feed.model_dump() if result.feed else None}
             time.sleep(0.02)
 
     def search(self, query: str) -> dict[str, Any]:
         result = self.searcher.search(query, mode="hybrid", top_k=10)
         return {"chunk_ids": [h.chunk_id for h in result.hits], "feed": result.feed.model_dump() if result.feed
-                else None, "degraded": [str(d) for d in result.degraded]}
+                else None, "degraded": [str(d) for d in result.degraded],
+                "top_documents": [f"{h.document.ticker} {h.document.form}: {h.document.title}"
+                                  for h in result.hits[:3]]}
 
     def stats(self) -> dict[str, Any]:
         follower = self.services._follower
         out: dict[str, Any] = {"served_position": self.searcher.indexes.served_position,
                                "store_position": self.feed_position(),
-                               "last_refresh_ms": self.searcher.indexes.last_refresh_ms}
+                               "last_refresh_ms": self.searcher.indexes.last_refresh_ms,
+                               "store": self.services.docstore.counts()}
         if follower is not None:
             stats = asdict(follower.stats)
             stats["refreshed_at"] = len(stats["refreshed_at"])
@@ -168,6 +213,9 @@ class Host:
         cmd = msg.get("cmd")
         if cmd == "ingest":
             return self.ingest(str(msg["tag"]), int(msg["i"]))
+        if cmd == "ingest_snapshot":
+            forms = msg.get("forms")
+            return self.ingest_snapshot(str(msg["corpus"]), msg.get("tickers"), list(forms) if forms else [])
         if cmd == "wait_doc":
             return self.wait_doc(msg["doc_id"], msg["query"], float(msg["t0"]), float(msg.get("timeout", 10)))
         if cmd == "search":
