@@ -4,7 +4,8 @@
 (a real run costs seconds per decision; the request is capped at ``MAX_DECISIONS`` decisions). The backtest shares
 the engine's models (embedder, reranker, tokenizer) but uses its own research stores, so it never writes to the
 store the other routes read. ``GET /api/v1/backtest/{run_id}`` returns a stored report and
-``GET /api/v1/backtest/{run_id}/equity.png`` its equity-curve plot. A report's ``trace`` is the server's (settings and
+``GET /api/v1/backtest/{run_id}/equity.png`` its equity-curve plot, ``…/reliability.png`` its calibration diagram;
+``GET /api/v1/backtest`` lists the stored runs. A report's ``trace`` is the server's (settings and
 the serving store's documents): the per-decision stores of a run are rebuilt from the snapshot and not signed.
 """
 
@@ -16,15 +17,19 @@ from typing import Annotated
 from fastapi import APIRouter
 from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, Response
+from pydantic import BaseModel
 
+from equimind.app.engine import EquiMindEngine
+from equimind.backtest.calibration import calibration
 from equimind.backtest.models import BacktestReport, BacktestRequest
+from equimind.backtest.plot import plot_reliability
 from equimind.backtest.runner import Backtester
 from equimind.backtest.store import BacktestStore
 from equimind.core.errors import NotFoundError
 from equimind.interfaces.api.deps import EngineDep, RequestIdDep
 from equimind.interfaces.api.models import ErrorBody
 from equimind.interfaces.traced import TracedBacktestReport
-from equimind.security.trace import traced
+from equimind.security.trace import Trace, traced
 
 RUN_ID_PATTERN = r"^bt-[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$"
 
@@ -52,16 +57,67 @@ def run_backtest(body: BacktestRequest, engine: EngineDep, rid: RequestIdDep) ->
     return Response(out.model_dump_json(), media_type="application/json")
 
 
+class RunSummary(BaseModel):
+    """One stored backtest run (``GET /api/v1/backtest``)."""
+
+    run_id: str
+    created_at: str
+    status: str
+    predictions: int
+    tickers: list[str]
+    start: str | None
+    end: str | None
+    frequency: str | None
+
+
+class RunList(BaseModel):
+    runs: list[RunSummary]
+    trace: Trace
+
+
+@router.get("/backtest", response_model=RunList)
+def list_backtests(engine: EngineDep, rid: RequestIdDep) -> RunList:
+    """The stored backtest runs, newest first (what ``equimind backtest --list`` prints)."""
+    store = BacktestStore.from_settings(engine.settings)
+    try:
+        runs = store.runs()
+    finally:
+        store.close()
+    return RunList(runs=[RunSummary(run_id=r.run_id, created_at=r.created_at, status=r.status,
+                                    predictions=r.n_predictions, tickers=list(r.params.get("tickers", [])),
+                                    start=r.params.get("start"), end=r.params.get("end"),
+                                    frequency=r.params.get("frequency")) for r in reversed(runs)],
+                   trace=engine.trace(rid))
+
+
+def _stored_report(engine: EquiMindEngine, run_id: str) -> BacktestReport:
+    """A stored report; one stored before calibration gets it from its stored decisions."""
+    store = BacktestStore.from_settings(engine.settings)
+    try:
+        report = BacktestReport.model_validate_json(store.report_json(run_id))
+        if not report.calibration:
+            report.calibration = calibration(store.decisions(run_id), report.request.horizons)
+    finally:
+        store.close()
+    return report
+
+
 @router.get("/backtest/{run_id}", responses=_ERRORS, response_model=TracedBacktestReport)
 def stored_backtest(run_id: RunId, engine: EngineDep, rid: RequestIdDep) -> Response:
     """A stored backtest report (the accuracy tracker keeps every run)."""
-    store = BacktestStore.from_settings(engine.settings)
-    try:
-        raw = store.report_json(run_id)
-    finally:
-        store.close()
-    out = traced(TracedBacktestReport, BacktestReport.model_validate_json(raw), engine.trace(rid))
+    out = traced(TracedBacktestReport, _stored_report(engine, run_id), engine.trace(rid))
     return Response(out.model_dump_json(), media_type="application/json")
+
+
+@router.get("/backtest/{run_id}/reliability.png", responses=_ERRORS, response_class=FileResponse)
+def reliability_png(run_id: RunId, engine: EngineDep) -> FileResponse:
+    """The run's reliability diagram: each conviction bucket's stated probability against its hit rate (PNG; drawn
+    on first request for a run stored before calibration)."""
+    report = _stored_report(engine, run_id)
+    path = Path(report.calibration_plot_path) if report.calibration_plot_path else None
+    if path is None or not path.is_file():
+        path = plot_reliability(report, engine.settings.home / "backtest" / "reports" / f"{run_id}-reliability.png")
+    return FileResponse(path, media_type="image/png")
 
 
 @router.get("/backtest/{run_id}/equity.png", responses=_ERRORS, response_class=FileResponse)

@@ -51,6 +51,13 @@ def test_backtest_routes(tmp_path: Path, corpus_dir: Path) -> None:
         png = client.get(f"/api/v1/backtest/{report['run_id']}/equity.png")
         assert png.status_code == 200 and png.headers["content-type"] == "image/png"
         assert png.content[:4] == b"\x89PNG"
+        cal = stored.json()["calibration"]["1"]  # calibration per horizon (issue 31)
+        assert cal["horizon_months"] == 1 and "verdict" in cal and len(cal["buckets"]) == 4
+        rel = client.get(f"/api/v1/backtest/{report['run_id']}/reliability.png")
+        assert rel.status_code == 200 and rel.content[:4] == b"\x89PNG"
+        listed = client.get("/api/v1/backtest").json()
+        assert listed["runs"][0]["run_id"] == report["run_id"] and listed["runs"][0]["tickers"] == ["NVDA"]
+        assert listed["trace"]["request_id"]
         assert client.get("/api/v1/backtest/bt-20990101-000000-abcdef").status_code == 404
         assert client.get("/api/v1/backtest/not-a-run-id").status_code == 422
         bad = client.post("/api/v1/backtest", json={**body, "start": "2025-09-01"})
