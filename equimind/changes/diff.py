@@ -98,7 +98,6 @@ class Alignment:
 class SectionDiff:
     pair: SectionPair
     changes: list[RawChange]
-    dates_only: int
 
 
 def _shingles(key: str) -> set[str]:
@@ -255,7 +254,7 @@ class _Differ:
         pair = SectionPair(key=key, old_name=a.name, new_name=b.name, old_paragraphs=len(pa),
                            new_paragraphs=len(pb), unchanged=al.equal, tables_skipped=a.tables + b.tables,
                            mode=mode, note=note)
-        return SectionDiff(pair, changes, 0)
+        return SectionDiff(pair, changes)
 
     def _whole_factors(self, key: str, paras: list[Paragraph], unmatched: set[int], doc: Document,
                        kind: ChangeKind) -> list[RawChange]:
@@ -420,7 +419,7 @@ def diff_documents(old: Document, new: Document, sections: Sequence[str] = ()) -
                 key=key, old_name=a.name if a else None, new_name=b.name if b else None,
                 old_paragraphs=len(a.paragraphs) if a else 0, new_paragraphs=len(b.paragraphs) if b else 0,
                 unchanged=0, tables_skipped=which.tables, mode=mode,
-                note=f"only the {'old' if b is None else 'new'} filing has this section; not compared"), [], 0))
+                note=f"only the {'old' if b is None else 'new'} filing has this section; not compared"), []))
             continue
         small = _unparsed(a, b)
         if small is not None:
@@ -429,7 +428,7 @@ def diff_documents(old: Document, new: Document, sections: Sequence[str] = ()) -
                 new_paragraphs=len(b.paragraphs), unchanged=0, tables_skipped=a.tables + b.tables, mode="unparsed",
                 note=f"the {small} filing's {a.name if small == 'old' else b.name} holds almost no text (its "
                      "content was not found under this item, e.g. only a table-of-contents line): not compared, "
-                     "rather than calling the other side's every paragraph new"), [], 0))
+                     "rather than calling the other side's every paragraph new"), []))
             continue
         if key == "risk_factors":
             complete_old, complete_new = not is_quarterly(old.form), not is_quarterly(new.form)
@@ -442,7 +441,7 @@ def diff_documents(old: Document, new: Document, sections: Sequence[str] = ()) -
                 key=key, old_name=a.name, new_name=b.name, old_paragraphs=len(a.paragraphs),
                 new_paragraphs=len(b.paragraphs), unchanged=0, tables_skipped=a.tables + b.tables, mode="skipped",
                 note="a 10-Q against a 10-K: only the risk factors are compared (a quarter's section against a "
-                     "year's says nothing about change)"), [], 0))
+                     "year's says nothing about change)"), []))
     _elsewhere(old, new, out)
     return out, differ.dates_only
 
@@ -451,17 +450,16 @@ def _masked(norm_text: str) -> str:
     return _DIGIT.sub("0", norm_text)  # same length: offsets stay valid
 
 
-def _elsewhere(old: Document, new: Document, diffs: list[SectionDiff]) -> int:
+def _elsewhere(old: Document, new: Document, diffs: list[SectionDiff]) -> None:
     """The last check before a paragraph is called added (removed): its sentences are looked up in the WHOLE other
     filing (every paragraph of every section, normalised, digits masked), so text that moved to another section,
     or a section the other filing files under another item, is not new. A paragraph at least half of whose
     sentence characters are found there is dropped (counted in the section's ``moved_elsewhere``); a sentence found
-    with different figures becomes a ``figures_changed`` change citing both places. Returns the number dropped."""
+    with different figures becomes a ``figures_changed`` change citing both places."""
     todo = [(d, c) for d in diffs for c in d.changes if c.kind in (ChangeKind.ADDED, ChangeKind.REMOVED)]
     if not todo:
-        return 0
+        return
     whole = {d.id: _WholeText(d) for d in (old, new)}
-    dropped = 0
     for d, c in todo:
         side = c.new if c.kind == ChangeKind.ADDED else c.old
         if side is None:
@@ -494,9 +492,7 @@ def _elsewhere(old: Document, new: Document, diffs: list[SectionDiff]) -> int:
         if total and found * 2 >= total:
             d.changes.remove(c)
             d.pair.moved_elsewhere += 1
-            dropped += 1
             d.changes.extend(x for x in extra if not any(_same(x, y) for y in d.changes))
-    return dropped
 
 
 class _WholeText:

@@ -8,6 +8,7 @@ from equimind.changes.diff import RawChange
 from equimind.changes.model import Change, ChangeKind, FigureDelta
 from equimind.lexicon.lm_lists import Lexicon
 from equimind.lexicon.sentiment import score_text
+from equimind.lexicon.text import clip
 
 SECTION_ORDER = ("risk_factors", "mdna", "business", "notes", "market_risk", "legal", "full_text")
 NO_BASE = 1000.0  # the materiality of a figure that grew from zero (no relative size): above any finite ratio
@@ -35,8 +36,7 @@ def _pct(d: FigureDelta) -> str:
 
 
 def _clip(text: str, n: int = 160) -> str:
-    t = " ".join(text.split())
-    return t if len(t) <= n else t[: n - 1].rstrip() + "…"
+    return clip(text, n)
 
 
 def _summary(c: RawChange, neg: int, unc: int) -> str:

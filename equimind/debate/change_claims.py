@@ -23,6 +23,7 @@ from equimind.core.documents import sha256_hex
 from equimind.core.research import Speaker
 from equimind.debate import cues as cue_rules
 from equimind.debate.records import Basis, BasisKind, ClaimKind, DraftClaim, SpanRef, Theme
+from equimind.lexicon.text import clip
 
 CHANGE_NEW_FACTOR = 0.7
 CHANGE_GREW = 0.5
@@ -39,8 +40,7 @@ def _theme(text: str) -> Theme:
 
 
 def _short(text: str, n: int = 200) -> str:
-    t = " ".join(text.split())
-    return t if len(t) <= n else t[: n - 1].rstrip() + "…"
+    return clip(text, n)
 
 
 def _rule(c: Change) -> tuple[Speaker, float, str] | None:

@@ -27,7 +27,7 @@ from equimind.debate.change_claims import change_claims
 from equimind.debate.records import Author, Basis, BasisKind, ClaimKind, DraftClaim, SpanRef, Theme
 from equimind.lexicon.injection import injection_spans
 from equimind.lexicon.lm_lists import Lexicon
-from equimind.lexicon.text import split_prose_sentences
+from equimind.lexicon.text import clip, split_prose_sentences
 from equimind.lexicon.tone import tone
 
 logger = logging.getLogger(__name__)
@@ -72,8 +72,7 @@ class Analysis:
 
 
 def shorten(text: str, limit: int = _SHORT) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    return clip(text, limit)
 
 
 def claim_id(speaker: Speaker, kind: ClaimKind, signal: str, keys: Sequence[str]) -> str:

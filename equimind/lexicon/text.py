@@ -45,6 +45,13 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(])|\s*\n\s*")  # end punct
 TEXT_CACHE = 4096  # passages (or sentences) whose derived features a process keeps; a research run reads ~70
 
 
+def clip(text: str, limit: int) -> str:
+    """``text`` with its whitespace runs made single spaces, cut to at most ``limit`` characters with an ellipsis
+    (the one way a quote, a summary or a heading is shortened for display)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit - 1].rstrip() + "…"
+
+
 def wordset(text: str) -> frozenset[str]:
     """The white-space separated words of ``text``: how a word list is written in a module."""
     return frozenset(text.split())

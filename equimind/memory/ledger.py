@@ -26,6 +26,7 @@ from typing import Any
 from equimind.core.research import FigureChange, LedgerDelta, LedgerEvidence, LedgerFigure, Recommendation
 from equimind.core.search import EvidenceNode
 from equimind.core.timeguard import assert_not_after, filter_dated
+from equimind.lexicon.text import clip
 from equimind.memory.records import LedgerEntry, LedgerRow
 
 QUOTE_CHARS = 240  # a ledger quote is a reminder of the span; the span itself is the citation
@@ -37,8 +38,7 @@ RULE = ("entries ordered by as-of date, then run time; each change is against th
 
 
 def short_quote(text: str, limit: int = QUOTE_CHARS) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[:limit - 1].rstrip() + "…"
+    return clip(text, limit)
 
 
 def ledger_evidence(rec: Recommendation, nodes: Iterable[EvidenceNode] = ()) -> list[LedgerEvidence]:

@@ -19,6 +19,7 @@ from equimind.interfaces.cli.app import (
     parse_day,
     run_guarded,
 )
+from equimind.lexicon.text import clip
 
 if TYPE_CHECKING:
     from equimind.changes.model import Change, ChangeReport, Side
@@ -62,8 +63,7 @@ def _where(side: Side) -> str:
 
 
 def _quote(text: str, n: int = 300) -> str:
-    t = " ".join(text.split())
-    return t if len(t) <= n else t[: n - 1].rstrip() + "…"
+    return clip(text, n)
 
 
 def _change(c: Change) -> None:
