@@ -164,6 +164,16 @@ class EquiMindEngine:
     def memory(self, ticker: str, as_of: date | None = None) -> MemorySnapshot:
         return self.services.memory.snapshot(ticker.upper(), as_of=as_of)
 
+    def report(self, run_id: int) -> tuple[dict[str, Any], PriceSeries | None, str | None]:
+        """A stored research result (``MemoryStore.report``), the price series up to its as-of date for the
+        report's chart, and why there is none when it cannot be had (no recorded or live prices)."""
+        result = self.services.memory.report(run_id)
+        try:
+            series = self.price_series(str(result["ticker"]), date.fromisoformat(str(result["as_of"])))
+        except EquiMindError as exc:
+            return result, None, str(exc)
+        return result, series, None
+
     def health(self) -> Health:
         s = self.services
         rer = s.reranker

@@ -75,6 +75,8 @@ CREATE TABLE IF NOT EXISTS runs (
   id INTEGER PRIMARY KEY AUTOINCREMENT, ticker TEXT NOT NULL, question TEXT NOT NULL, as_of TEXT NOT NULL,
   rating TEXT, conviction REAL NOT NULL, run_at TEXT NOT NULL, duration_s REAL);
 CREATE INDEX IF NOT EXISTS runs_ticker_as_of ON runs (ticker, as_of);
+-- the whole research result of a run, as JSON: what `equimind report RUN_ID` prints (no row: an older run)
+CREATE TABLE IF NOT EXISTS reports (run_id INTEGER PRIMARY KEY REFERENCES runs (id), result TEXT NOT NULL);
 """
 
 # Format 2: the rating ledger. Every statement is idempotent, so a migration cut short is simply run again.
@@ -191,6 +193,9 @@ class MemoryStore:
         run = self.record_run(rec.ticker, rec.question, rec.as_of, rec.rating, rec.conviction, run_at=run_at,
                               duration_s=duration_s, evidence=ledger.ledger_evidence(rec, nodes),
                               figures=ledger.ledger_figures(rec))
+        with self._conn() as conn:
+            conn.execute("INSERT INTO reports (run_id, result) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                         (run.id, rec.model_dump_json()))
         if previous is None:
             return run, None
         current = self._ledger_entries(rec.ticker, run_id=run.id)
@@ -334,6 +339,21 @@ class MemoryStore:
             rows = conn.execute("SELECT DISTINCT ticker FROM runs WHERE rating IS NOT NULL ORDER BY ticker").fetchall()
         has = f"; tickers with recorded research: {', '.join(r[0] for r in rows)}" if rows else ""
         return f"no research recorded for {ticker}; run `equimind research {ticker} \"Should I invest?\"` first{has}"
+
+    def report(self, run_id: int) -> dict[str, object]:
+        """The stored research result of run ``run_id`` (JSON-ready), with the run's id; NotFoundError naming the
+        fix when the run is unknown or predates stored results."""
+        with self._conn() as conn:
+            row = conn.execute("SELECT r.id, p.result FROM runs r LEFT JOIN reports p ON p.run_id = r.id "
+                               "WHERE r.id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no research run {run_id}; `equimind memory TICKER` lists a ticker's runs")
+        if row[1] is None:
+            raise NotFoundError(f"research run {run_id} was recorded before results were stored; run the research "
+                                "again to get a report")
+        result: dict[str, object] = json.loads(row[1])
+        result["run_id"] = run_id
+        return result
 
     def needs_fetch(self, ticker: str, as_of: date, kinds: Sequence[str]) -> FetchPlan:
         """What to fetch for ``kinds`` (forms such as 10-K, 10-Q, 8-K, news, prices, companyfacts) as of ``as_of``."""

@@ -1,13 +1,19 @@
 """``GET /api/v1/memory/{ticker}``: what EquiMind remembers about a ticker; ``GET /api/v1/ledger/{ticker}``: its
-rating ledger (every rated research run and what changed from the one before)."""
+rating ledger (every rated research run and what changed from the one before); ``GET /api/v1/report/{run_id}``: the
+printable report of a stored research run (self-contained HTML)."""
 
 from __future__ import annotations
 
+from typing import Annotated, Any
+
 from fastapi import APIRouter
+from fastapi import Path as PathParam
+from fastapi.responses import HTMLResponse
 
 from equimind.core.errors import NotFoundError
 from equimind.interfaces.api.deps import AsOfDep, EngineDep, RequestIdDep, TickerDep
 from equimind.interfaces.api.errors import ERRORS, ApiError
+from equimind.interfaces.report_html import price_chart_png, render_report_html
 from equimind.interfaces.traced import TracedLedger, TracedMemory
 from equimind.security.trace import traced
 
@@ -31,3 +37,19 @@ def ledger(ticker: TickerDep, engine: EngineDep, rid: RequestIdDep, as_of: AsOfD
         hint = f"run POST /api/v1/research for {ticker} first (or choose a later as_of)"
         raise ApiError(404, str(exc), hint) from exc
     return traced(TracedLedger, history, engine.trace(rid))
+
+
+_REPORT_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"text/html": {}}, "description": "The report as one self-contained HTML page."}, **ERRORS}
+
+
+@router.get("/report/{run_id}", responses=_REPORT_RESPONSES, response_model=None)
+def report(run_id: Annotated[int, PathParam(ge=1, le=10**12)], engine: EngineDep) -> HTMLResponse:
+    """The printable report of a stored research run as one self-contained HTML page (print it, or
+    `equimind report RUN_ID --pdf`); 404 for an unknown run or one recorded before results were stored."""
+    result, series, why = engine.report(run_id)
+    chart = None
+    if series is not None and series.close:
+        chart = price_chart_png(series.dates, series.close, f"{result['ticker']} close to {result['as_of']} "
+                                f"({series.source})")
+    return HTMLResponse(render_report_html(result, chart, why))

@@ -8,7 +8,7 @@ from __future__ import annotations
 # isort: off
 from equimind.interfaces.cli.app import app
 from equimind.interfaces.cli import (  # noqa: F401
-    backtest, store, research, changes, read, corpus, system, audit, eval, models, snapshot)
+    backtest, store, research, changes, read, corpus, report, system, audit, eval, models, snapshot)
 # isort: on
 
 __all__ = ["app", "main"]
