@@ -60,8 +60,11 @@
     rows("m-runs", ["as of", "rating", "conviction", "question", "ran", "report"], m.runs.map(r => [r.as_of,
       r.rating || "refused", fmtNum(r.conviction, 2), r.question, r.run_at, ""]), i => ({ run: m.runs[i].id }));
     const cells = $("m-runs").querySelectorAll("tr[data-run] td:last-child");
-    cells.forEach((td, i) => td.append(h("a", { class: "m-report", text: "printable report",
-      attrs: { href: "/api/v1/report/" + m.runs[i].id, target: "_blank", rel: "noopener" } })));
+    cells.forEach((td, i) => td.append(
+      h("a", { class: "m-report", text: "printable report",
+               attrs: { href: "/api/v1/report/" + m.runs[i].id, target: "_blank", rel: "noopener" } }), " · ",
+      h("a", { class: "m-pdf", text: "PDF",
+               attrs: { href: "/api/v1/report/" + m.runs[i].id + "/pdf", target: "_blank", rel: "noopener" } })));
   }
 
   function renderLedger(history) {

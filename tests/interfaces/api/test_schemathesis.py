@@ -52,7 +52,7 @@ def test_read_routes_never_fail_server_side(spec_url: str) -> None:
     # (seconds each, past the response-time check on a busy machine)
     proc = _run(spec_url, "read", "--exclude-path-regex", "research|backtest|ask|changes", "--max-examples", "10")
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
-    assert "Tested: 11" in proc.stdout and " passed" in proc.stdout  # 8 + verify-batch + ledger + report
+    assert "Tested: 12" in proc.stdout and " passed" in proc.stdout  # 8 + verify-batch + ledger + report (+ pdf)
 
 
 def test_research_routes_never_fail_server_side(spec_url: str) -> None:

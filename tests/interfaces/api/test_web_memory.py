@@ -50,6 +50,17 @@ def test_memory_explorer_shows_tiers_runs_and_the_ledger(page: Any, base_url: st
     assert rows.count() == len(ledger["entries"]) == 2
     assert "since 2025-06-30" in rows.nth(1).inner_text()
     _shot(page, "memory")
+    with page.context.expect_page() as opened:  # the report view: the run's printable report, in a new tab
+        page.locator("#m-runs a.m-report").nth(1).click()
+    report = opened.value
+    report.wait_for_load_state()
+    assert "NVDA: Should I invest in NVIDIA?" in report.locator("h1").inner_text()
+    assert report.locator("blockquote").count() > 0 and report.locator("img.chart").count() == 1
+    report.screenshot(path=str(web.ARTIFACTS / "report.png"), full_page=True)
+    report.close()
+    pdf = page.request.get(base_url + page.locator("#m-runs a.m-pdf").nth(1).get_attribute("href"),
+                           timeout=120_000)
+    assert pdf.ok and pdf.body()[:5] == b"%PDF-", pdf.text()[:300]
     _show(page, "NVDA", "2025-07-31")  # the as-of rule: the later run is not shown
     assert page.locator("#m-ledger tr[data-run]").count() == 1 and page.locator("#m-runs tr").count() == 2
     assert not page.console_errors or all("404" in e for e in page.console_errors), page.console_errors
