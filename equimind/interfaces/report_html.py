@@ -16,9 +16,12 @@ import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from equimind.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from equimind.app.engine import EquiMindEngine
 
 CSS = """
 body { font: 13px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #111; margin: 2rem auto;
@@ -117,6 +120,16 @@ def render_report_html(result: Mapping[str, Any], chart_png: bytes | None = None
                                                              or "<li>none</li>") + "</ul>")
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def report_page(engine: EquiMindEngine, run_id: int) -> str:
+    """The report of stored research run ``run_id`` with its price chart (or the reason there is none)."""
+    result, series, why = engine.report(run_id)
+    chart = None
+    if series is not None and series.close:
+        chart = price_chart_png(series.dates, series.close, f"{result['ticker']} close to {result['as_of']} "
+                                f"({series.source})")
+    return render_report_html(result, chart, why)
 
 
 def price_chart_png(days: Sequence[Any], closes: Sequence[float], title: str) -> bytes:

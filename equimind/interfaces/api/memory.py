@@ -12,11 +12,10 @@ from fastapi import APIRouter
 from fastapi import Path as PathParam
 from fastapi.responses import HTMLResponse, Response
 
-from equimind.app.engine import EquiMindEngine
 from equimind.core.errors import NotFoundError
 from equimind.interfaces.api.deps import AsOfDep, EngineDep, RequestIdDep, TickerDep
 from equimind.interfaces.api.errors import ERRORS, ApiError
-from equimind.interfaces.report_html import html_to_pdf, price_chart_png, render_report_html
+from equimind.interfaces.report_html import html_to_pdf, report_page
 from equimind.interfaces.traced import TracedLedger, TracedMemory
 from equimind.security.trace import traced
 
@@ -50,16 +49,7 @@ _REPORT_RESPONSES: dict[int | str, dict[str, Any]] = {
 def report(run_id: Annotated[int, PathParam(ge=1, le=10**12)], engine: EngineDep) -> HTMLResponse:
     """The printable report of a stored research run as one self-contained HTML page (print it, or
     `equimind report RUN_ID --pdf`); 404 for an unknown run or one recorded before results were stored."""
-    return HTMLResponse(_report_page(engine, run_id))
-
-
-def _report_page(engine: EquiMindEngine, run_id: int) -> str:
-    result, series, why = engine.report(run_id)
-    chart = None
-    if series is not None and series.close:
-        chart = price_chart_png(series.dates, series.close, f"{result['ticker']} close to {result['as_of']} "
-                                f"({series.source})")
-    return render_report_html(result, chart, why)
+    return HTMLResponse(report_page(engine, run_id))
 
 
 _PDF_RESPONSES: dict[int | str, dict[str, Any]] = {
@@ -69,7 +59,7 @@ _PDF_RESPONSES: dict[int | str, dict[str, Any]] = {
 @router.get("/report/{run_id}/pdf", responses=_PDF_RESPONSES, response_model=None)
 def report_pdf(run_id: Annotated[int, PathParam(ge=1, le=10**12)], engine: EngineDep) -> Response:
     """The same report printed to PDF by headless Chromium on the server (422 naming the fix without Chromium)."""
-    page = _report_page(engine, run_id)
+    page = report_page(engine, run_id)
     with tempfile.TemporaryDirectory(prefix="equimind-pdf-") as tmp:
         data = html_to_pdf(page, Path(tmp) / "report.pdf").read_bytes()
     return Response(data, media_type="application/pdf",

@@ -25,15 +25,9 @@ def report(
     neither, the HTML goes to standard output."""
 
     def body() -> None:
-        from equimind.interfaces.report_html import html_to_pdf, price_chart_png, render_report_html
+        from equimind.interfaces.report_html import html_to_pdf, report_page
 
-        settings = build_settings(home, snapshot)
-        result, series, why = open_engine(settings).report(run_id)
-        chart = None
-        if series is not None and series.close:
-            chart = price_chart_png(series.dates, series.close, f"{result['ticker']} close to {result['as_of']} "
-                                    f"({series.source})")
-        page = render_report_html(result, chart, why)
+        page = report_page(open_engine(build_settings(home, snapshot)), run_id)
         if html_out is None and pdf_out is None:
             typer.echo(page)
             return
