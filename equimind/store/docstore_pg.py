@@ -97,7 +97,7 @@ class PgDocStore(DocStore):
     _JOIN = "JOIN"
     _ORDER = "seq"
 
-    def __init__(self, url: str, pool_size: int = 8, timeout_s: float = 10.0) -> None:
+    def __init__(self, url: str, pool_size: int | None = None, timeout_s: float | None = None) -> None:
         self.url = url
         self.where = redacted(url)
         self.path = self.where  # type: ignore[assignment]  # what messages name

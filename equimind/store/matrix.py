@@ -20,6 +20,7 @@ from equimind.core.documents import Chunk, FilterSpec
 from equimind.core.errors import ConfigError
 from equimind.core.protocols import Vectors
 from equimind.store.indexfiles import Mask, RowMeta, fingerprint, read_versioned, write_versioned
+from equimind.store.topk import top_k
 
 log = logging.getLogger(__name__)
 
@@ -152,11 +153,9 @@ class ExactVectorIndex:
         return self._top(idx, _dot(self.matrix[idx], q), k) if idx.size else []
 
     def _top(self, idx: np.ndarray[Any, Any], sims: np.ndarray[Any, Any], k: int) -> list[tuple[str, float]]:
-        if sims.size == 0:
-            return []
-        part = np.argpartition(-sims, k - 1)[:k] if sims.size > k else np.arange(sims.size)
-        order = part[np.lexsort((idx[part], -sims[part]))]
-        return [(self.meta.ids[int(idx[j])], float(sims[j])) for j in order]
+        ids = self.meta.ids
+        order = top_k(sims, lambda j: ids[int(idx[j])], k)  # ties by chunk id, not by row (store.topk)
+        return [(ids[int(idx[j])], float(sims[j])) for j in order]
 
     # ------------------------------------------------------------------ persistence
     def save(self, root: Path) -> Path:

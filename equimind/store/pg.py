@@ -123,15 +123,25 @@ _POOLS: dict[tuple[str, int], Any] = {}
 _POOLS_LOCK = threading.Lock()
 
 
-def pool_for(url: str, max_size: int | None = None, timeout_s: float = 10.0) -> Any:
-    """The process's pool for ``url`` (created on first use; ``max_size`` connections at most, default
-    ``EQUIMIND_DOCSTORE_POOL`` or 16)."""
+def _env_number(name: str, default: str, kind: type[int] | type[float]) -> float:
+    try:
+        value = kind(os.environ.get(name, default))
+    except ValueError as exc:
+        raise ConfigError(f"{name} must be a positive number, got {os.environ[name]!r}") from exc
+    if value <= 0:
+        raise ConfigError(f"{name} must be a positive number, got {value}")
+    return value
+
+
+def pool_for(url: str, max_size: int | None = None, timeout_s: float | None = None) -> Any:
+    """The process's pool for ``url`` (created on first use): ``max_size`` connections at most (default
+    ``EQUIMIND_DOCSTORE_POOL`` or 16); a request waits ``timeout_s`` for one (default ``EQUIMIND_DOCSTORE_TIMEOUT_S``
+    or 5 s) before it is answered "store unavailable" — while the server is down, requests fail within that wait
+    instead of hanging."""
     if max_size is None:
-        try:
-            max_size = max(1, int(os.environ.get("EQUIMIND_DOCSTORE_POOL", "16")))
-        except ValueError as exc:
-            raise ConfigError(f"EQUIMIND_DOCSTORE_POOL must be a whole number of connections, got "
-                              f"{os.environ['EQUIMIND_DOCSTORE_POOL']!r}") from exc
+        max_size = int(_env_number("EQUIMIND_DOCSTORE_POOL", "16", int))
+    if timeout_s is None:
+        timeout_s = _env_number("EQUIMIND_DOCSTORE_TIMEOUT_S", "5", float)
     from psycopg_pool import ConnectionPool
 
     key = (url, os.getpid())  # a forked worker must not reuse its parent's sockets

@@ -33,6 +33,7 @@ from equimind.store.indexfiles import (
     write_versioned,
 )
 from equimind.store.sparse_subset import Postings, subset_scores
+from equimind.store.topk import top_k
 
 log = logging.getLogger(__name__)
 
@@ -181,12 +182,7 @@ class BM25Index:
 
 
 def _top_k(scores: np.ndarray[Any, Any], ids: Sequence[str], k: int) -> list[tuple[str, float]]:
-    """Indices of the k largest positive scores, best first (ties broken by row order, so results are stable)."""
+    """The k largest positive scores, best first; ties broken by chunk id (``store.topk``), not by row order."""
     positive = np.flatnonzero(scores > 0.0)
-    if positive.size == 0:
-        return []
-    if positive.size > k:
-        part = np.argpartition(-scores[positive], k - 1)[:k]
-        positive = positive[part]
-    order = positive[np.lexsort((positive, -scores[positive]))]
-    return [(ids[i], float(scores[i])) for i in order]
+    order = top_k(scores[positive], lambda j: ids[int(positive[j])], k)
+    return [(ids[int(positive[j])], float(scores[positive[j]])) for j in order]
