@@ -56,7 +56,7 @@ from equimind.memory.records import (
     SummaryItem,
 )
 from equimind.memory.summaries import build_summaries, period_of
-from equimind.store.pg import PgConnection, migrate, pool_for, redacted, unavailable_as_error
+from equimind.store.pg import PgConnection, pool_for, redacted, unavailable_as_error
 
 if TYPE_CHECKING:
     from equimind.core.config import Settings
@@ -391,19 +391,11 @@ class PgMemoryStore(MemoryStore):
     def __init__(self, url: str) -> None:
         self.url = url
         self.path = Path(redacted(url))  # what messages name
-        self._pool = pool_for(url)
-        with self._pool.connection() as raw:
-            migrate(PgConnection(raw, redacted(url)))
+        self._pool = pool_for(url)  # migrates the database (the memory's tables: 0002_memory)
 
     @contextmanager
     def _conn(self) -> Iterator[sqlite3.Connection]:
         where = redacted(self.url)
-        with unavailable_as_error(where), self._pool.connection() as raw:
-            conn = PgConnection(raw, where)
-            conn.execute("BEGIN")
-            try:
-                yield conn  # type: ignore[misc]  # the subset of sqlite3.Connection the store uses
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+        with (unavailable_as_error(where), self._pool.connection() as raw,
+              PgConnection(raw, where).transaction() as conn):
+            yield conn  # type: ignore[misc]  # the subset of sqlite3.Connection the store uses

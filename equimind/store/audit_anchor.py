@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from equimind.core.errors import StoreUnavailable
 from equimind.security.chain import FORMAT_VERSION, TIP_FIELDS, AuditError, Tip, verified_record
-from equimind.store.pg import PgConnection, migrate, pool_for, redacted, unavailable_as_error
+from equimind.store.pg import PgConnection, pool_for, redacted, unavailable_as_error
 
 if TYPE_CHECKING:
     from equimind.core.config import Settings
@@ -31,9 +31,7 @@ class PgAnchor:
         self.where = f"PostgreSQL {redacted(url)}"
         self.log_id = f"{host or socket.gethostname()}:{Path(log_path).resolve()}"
         self._url = url
-        self._pool = pool_for(url)
-        with self._pool.connection() as raw:
-            migrate(PgConnection(raw, redacted(url)))
+        self._pool = pool_for(url)  # migrates the database (the anchors' table: 0003_audit_anchor)
 
     def _run(self, sql: str, args: tuple[Any, ...]) -> Any:
         try:

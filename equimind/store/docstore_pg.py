@@ -19,7 +19,6 @@ What differs from SQLite, and why:
 from __future__ import annotations
 
 import contextlib
-import logging
 import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -28,10 +27,9 @@ from equimind.core.documents import Chunk, Document, Parent
 from equimind.core.errors import ConfigError
 from equimind.core.lru import LRU
 from equimind.store.docstore import SPAN_CACHE, DocStore
-from equimind.store.pg import PgConnection, migrate, pool_for, redacted, unavailable_as_error
+from equimind.store.pg import PgConnection, pool_for, redacted, unavailable_as_error
 
 FEED_CHANNEL = "equimind_feed"
-log = logging.getLogger(__name__)
 
 
 class _Borrowed:
@@ -101,11 +99,10 @@ class PgDocStore(DocStore):
         self.url = url
         self.where = redacted(url)
         self.path = self.where  # type: ignore[assignment]  # what messages name
-        self._pool = pool_for(url, max_size=pool_size, timeout_s=timeout_s)
+        self._pool = pool_for(url, max_size=pool_size, timeout_s=timeout_s)  # migrates the database
         self._local = threading.local()
         self._spans: LRU[tuple[str, int, int], str] = LRU(SPAN_CACHE)
         self.own_position = 0  # the last feed position a write of this process committed
-        self._init_schema()
 
     def __repr__(self) -> str:
         return f"PgDocStore({self.where})"
@@ -126,17 +123,12 @@ class PgDocStore(DocStore):
             yield self._local.tx
             return
         with self._pooled() as conn:
-            conn.execute(begin)
-            self._local.tx = conn
             try:
-                yield conn
-            except BaseException:
+                with conn.transaction(begin):
+                    self._local.tx = conn
+                    yield conn
+            finally:
                 self._local.tx = None
-                with contextlib.suppress(Exception):
-                    conn.execute("ROLLBACK")
-                raise
-            self._local.tx = None
-            conn.execute("COMMIT")
             if conn.bumped is not None:  # this process's own change: its searches must see it (read-your-writes)
                 self.own_position = max(self.own_position, conn.bumped)
 
@@ -153,12 +145,6 @@ class PgDocStore(DocStore):
 
     def close(self) -> None:
         """Nothing to close per store: the pool is the process's (``store.pg.close_pools`` at exit)."""
-
-    def _init_schema(self) -> None:
-        with self._pooled() as conn:
-            done = migrate(conn)
-        if done:
-            log.info("PostgreSQL store %s: %s", self.where, ", ".join(done))
 
     @staticmethod
     def _bump(conn: Any) -> None:

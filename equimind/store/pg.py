@@ -59,9 +59,6 @@ class Row(tuple[Any, ...]):
             return tuple.__getitem__(self, self._names[key])
         return tuple.__getitem__(self, key)
 
-    def keys(self) -> list[str]:
-        return list(self._names)
-
 
 def _row_factory(cursor: Any) -> Callable[[Sequence[Any]], Row]:
     names = {c.name: i for i, c in enumerate(cursor.description or ())}
@@ -97,6 +94,18 @@ class PgConnection:
         from psycopg.pq import TransactionStatus
 
         return bool(self.raw.info.transaction_status != TransactionStatus.IDLE)
+
+    @contextlib.contextmanager
+    def transaction(self, begin: str = "BEGIN") -> Iterator[PgConnection]:
+        """``begin`` … ``COMMIT``; ``ROLLBACK`` (itself allowed to fail: the server may be gone) on any error."""
+        self.execute(begin)
+        try:
+            yield self
+        except BaseException:
+            with contextlib.suppress(Exception):
+                self.execute("ROLLBACK")
+            raise
+        self.execute("COMMIT")
 
 
 @contextlib.contextmanager
@@ -134,7 +143,8 @@ def _env_number(name: str, default: str, kind: type[int] | type[float]) -> float
 
 
 def pool_for(url: str, max_size: int | None = None, timeout_s: float | None = None) -> Any:
-    """The process's pool for ``url`` (created on first use): ``max_size`` connections at most (default
+    """The process's pool for ``url``, created on first use, when the database is also migrated to the newest schema
+    (``migrate``: the docstore's, the memory's and the audit anchors' tables): ``max_size`` connections at most (default
     ``EQUIMIND_DOCSTORE_POOL`` or 16); a request waits ``timeout_s`` for one (default ``EQUIMIND_DOCSTORE_TIMEOUT_S``
     or 5 s) before it is answered "store unavailable" — while the server is down, requests fail within that wait
     instead of hanging."""
@@ -154,8 +164,13 @@ def pool_for(url: str, max_size: int | None = None, timeout_s: float | None = No
                 check=ConnectionPool.check_connection, name=f"equimind-{redacted(url)}",
                 reconnect_timeout=60.0,
             )
-            with unavailable_as_error(redacted(url)):
+            where = redacted(url)
+            with unavailable_as_error(where):
                 pool.open(wait=True, timeout=timeout_s)
+            with unavailable_as_error(where), pool.connection() as raw:  # once per pool: every store's tables
+                done = migrate(PgConnection(raw, where))
+            if done:
+                log.info("PostgreSQL store %s: %s", where, ", ".join(done))
             _POOLS[key] = pool
         return pool
 
@@ -240,11 +255,6 @@ def migrate(conn: PgConnection, target: int | None = None) -> list[str]:
 
 
 def _step(conn: PgConnection, script: str, record: str, args: tuple[Any, ...]) -> None:
-    conn.execute("BEGIN")
-    try:
+    with conn.transaction():
         conn.raw.execute(script)  # a whole file, no parameters (may hold literal '%' and '?')
         conn.execute(record, args)
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
