@@ -205,7 +205,6 @@ class Host:
                                "store": self.services.docstore.counts()}
         if follower is not None:
             stats = asdict(follower.stats)
-            stats["refreshed_at"] = len(stats["refreshed_at"])
             out["follower"] = stats
         return out
 

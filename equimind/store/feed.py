@@ -21,7 +21,7 @@ import contextlib
 import logging
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from equimind.store.docstore_pg import FEED_CHANNEL, PgDocStore
 from equimind.store.local_indexes import LocalIndexes
@@ -37,7 +37,6 @@ class FollowerStats:
     errors: int = 0
     last_error: str | None = None
     listening: bool = False
-    refreshed_at: list[float] = field(default_factory=list)
 
 
 class FeedFollower:

@@ -103,12 +103,13 @@ class LocalIndexes:
         if pair is not None and pair.stamp == stamp:
             return pair, False, FeedView(stamp_position(stamp), stamp_position(stamp))
         # another host's change may be served late (and said so); this process's own writes never are
-        if pair is not None and self.serve_while_rebuilding and \
-                stamp_position(pair.stamp) >= self.docstore.own_position:
-            if not self._lock.acquire(blocking=False):
-                return pair, False, FeedView(stamp_position(pair.stamp), stamp_position(stamp))
-            self._lock.release()
-        with self._lock:
+        stale = pair if pair is not None and self.serve_while_rebuilding and \
+            stamp_position(pair.stamp) >= self.docstore.own_position else None
+        if stale is None:
+            self._lock.acquire()
+        elif not self._lock.acquire(blocking=False):  # another thread is rebuilding: serve what we have
+            return stale, False, FeedView(stamp_position(stale.stamp), stamp_position(stamp))
+        try:
             pair = self._pair
             if pair is not None and pair.stamp == stamp:
                 return pair, False, FeedView(stamp_position(stamp), stamp_position(stamp))
@@ -117,6 +118,8 @@ class LocalIndexes:
             self.last_refresh_ms = (time.perf_counter() - t0) * 1000.0
             position = stamp_position(pair.stamp)
             return pair, True, FeedView(position, max(position, stamp_position(stamp)))
+        finally:
+            self._lock.release()
 
     @property
     def served_position(self) -> int | None:
