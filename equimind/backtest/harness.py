@@ -3,7 +3,6 @@ stay out of ``equimind --help``)."""
 
 from __future__ import annotations
 
-from equimind.backtest.calibration import calibration
 from equimind.backtest.models import BacktestReport, BacktestRequest
 from equimind.backtest.plot import (
     ACCURACY_HEADER,
@@ -18,5 +17,5 @@ from equimind.backtest.runner import Backtester
 from equimind.backtest.store import BacktestStore
 
 __all__ = ["ACCURACY_HEADER", "CALIBRATION_HEADER", "RETURNS_HEADER", "BacktestReport", "BacktestRequest",
-           "BacktestStore", "Backtester", "accuracy_rows", "calibration", "calibration_lines", "calibration_rows",
+           "BacktestStore", "Backtester", "accuracy_rows", "calibration_lines", "calibration_rows",
            "return_rows"]

@@ -17,6 +17,8 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from equimind.backtest.calibration import calibration
+from equimind.backtest.models import BacktestReport
 from equimind.backtest.stats import Decision, summarise_backtest
 from equimind.core.errors import ConfigError, NotFoundError
 from equimind.core.research import Rating
@@ -167,6 +169,18 @@ class BacktestStore:
             fwd, bench = outcomes.get((p.ticker, p.decided_at), ({}, {}))
             out.append(Decision(p.ticker, p.decided_at, p.rating, p.conviction, p.close, fwd, bench))
         return out
+
+    def report(self, run_id: str) -> BacktestReport:
+        """A stored run's report; one stored before calibration gets it from its stored decisions. ConfigError naming
+        the fix when the stored report does not match this EquiMind's format."""
+        try:
+            report = BacktestReport.model_validate_json(self.report_json(run_id))
+        except ValueError as exc:  # pydantic's ValidationError
+            raise ConfigError(f"stored report {run_id} does not match this EquiMind's report format ({exc}); "
+                              "re-run the backtest") from exc
+        if not report.calibration:
+            report.calibration = calibration(self.decisions(run_id), report.request.horizons)
+        return report
 
     def summary(self, run_id: str, horizons: Sequence[int], *, n_resamples: int = 10_000,
                 seed: int | None = 0) -> dict[str, Any]:

@@ -20,7 +20,6 @@ from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel
 
 from equimind.app.engine import EquiMindEngine
-from equimind.backtest.calibration import calibration
 from equimind.backtest.models import BacktestReport, BacktestRequest
 from equimind.backtest.plot import plot_reliability
 from equimind.backtest.runner import Backtester
@@ -91,15 +90,11 @@ def list_backtests(engine: EngineDep, rid: RequestIdDep) -> RunList:
 
 
 def _stored_report(engine: EquiMindEngine, run_id: str) -> BacktestReport:
-    """A stored report; one stored before calibration gets it from its stored decisions."""
     store = BacktestStore.from_settings(engine.settings)
     try:
-        report = BacktestReport.model_validate_json(store.report_json(run_id))
-        if not report.calibration:
-            report.calibration = calibration(store.decisions(run_id), report.request.horizons)
+        return store.report(run_id)
     finally:
         store.close()
-    return report
 
 
 @router.get("/backtest/{run_id}", responses=_ERRORS, response_model=TracedBacktestReport)
@@ -123,11 +118,7 @@ def reliability_png(run_id: RunId, engine: EngineDep) -> FileResponse:
 @router.get("/backtest/{run_id}/equity.png", responses=_ERRORS, response_class=FileResponse)
 def equity_png(run_id: RunId, engine: EngineDep) -> FileResponse:
     """The run's equity-curve plot (PNG)."""
-    store = BacktestStore.from_settings(engine.settings)
-    try:
-        report = BacktestReport.model_validate_json(store.report_json(run_id))
-    finally:
-        store.close()
+    report = _stored_report(engine, run_id)
     if report.plot_path is None or not Path(report.plot_path).is_file():
         raise NotFoundError(f"backtest run {run_id} has no plot file (it was moved or never drawn)")
     return FileResponse(report.plot_path, media_type="image/png")

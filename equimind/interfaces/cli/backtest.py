@@ -115,18 +115,11 @@ def _run(settings: Settings, request: BacktestRequest, out: Path | None, keep_st
 
 def _stored(home: Path | None, run_id: str | None, as_json: bool) -> None:
     bt = _harness()
-    Report = bt.BacktestReport
     settings = build_settings(home)
     store = bt.BacktestStore.from_settings(settings)
     try:
         if run_id:
-            try:
-                report = Report.model_validate_json(store.report_json(run_id))
-            except ValueError as exc:  # pydantic's ValidationError
-                raise ConfigError(f"stored report {run_id} does not match this EquiMind's report format ({exc}); "
-                                  "re-run the backtest") from exc
-            if not report.calibration:  # a run stored before calibration: computed from its stored decisions
-                report.calibration = bt.calibration(store.decisions(run_id), report.request.horizons)
+            report = store.report(run_id)
             emit_json(report, settings) if as_json else _render(report)
             return
         runs = store.runs()
