@@ -18,6 +18,8 @@ from pydantic import BaseModel, Field
 
 from equimind.analytics.fundamentals import compute_fundamentals, pe_ratio
 from equimind.analytics.indicators import indicator_figures, unadjust_dividends
+from equimind.analytics.inline_xbrl import inline_facts
+from equimind.analytics.markets import MainMarkets, main_markets
 from equimind.analytics.sentiment_report import SentimentBlock, build_sentiment
 from equimind.core.config import Settings
 from equimind.core.degraded import Degradation
@@ -39,6 +41,7 @@ from equimind.sources.base import (
 from equimind.sources.macro import MacroSource
 from equimind.sources.sourceset import MarketSources, open_sources
 from equimind.sources.to_documents import fundamentals_documents, news_documents, price_documents
+from equimind.sources.web_intel import WebIntelSource
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +61,8 @@ class MarketReport(BaseModel):
     fundamentals: list[Figure] = Field(default_factory=list)
     sentiment: SentimentBlock | None = None
     macro: list[Figure] = Field(default_factory=list)
+    geography: list[Figure] = Field(default_factory=list)  # revenue share by country, from the 10-K's inline XBRL
+    web: list[Figure] = Field(default_factory=list)  # job postings and GitHub activity (web intelligence)
     profile: dict[str, Any] = Field(default_factory=dict)
     degraded: list[Degradation] = Field(default_factory=list)
     timings_ms: dict[str, float] = Field(default_factory=dict)
@@ -65,7 +70,8 @@ class MarketReport(BaseModel):
     def figures(self) -> list[Figure]:
         """Every figure in the report, flat (what the research agents consume)."""
         sent = self.sentiment.figures if self.sentiment else []
-        return [self.last_close, *self.indicators, *self.fundamentals, *sent, *self.macro]
+        return [self.last_close, *self.indicators, *self.fundamentals, *sent, *self.macro, *self.geography,
+                *self.web]
 
     def figure(self, fid: str) -> Figure | None:
         return next((f for f in self.figures() if f.id == fid), None)
@@ -104,6 +110,7 @@ def build_market_report(
     settings: Settings, ticker: str, as_of: date, *, prices: PriceSource, facts: FactsSource | None,
     news: NewsSource | None = None, macro: MacroSource | None = None, filings: FilingIndexSource | None = None,
     profile: ProfileSource | None = None, lexicon: Lexicon | None = None,
+    web: Sequence[WebIntelSource] = (),
     lookback_days: int = DEFAULT_LOOKBACK_DAYS, unavailable: Sequence[Degradation] = (),
     on_documents: Callable[[list[Document]], None] | None = None, mode: Origin,
 ) -> MarketReport:
@@ -135,12 +142,19 @@ def build_market_report(
     t2 = time.perf_counter()
     sentiment = build_sentiment(t, as_of, items, filings, lexicon, degraded)
     timings["sentiment"] = _ms(t2)
-    macro_figs = _macro(macro, as_of, degraded)
+    t3 = time.perf_counter()
+    markets = _main_markets(filings, t, as_of, degraded)
+    timings["geography"] = _ms(t3)
+    macro_figs = _macro(macro, as_of, degraded, markets.codes)
+    t4 = time.perf_counter()
+    web_figs = _web(web, t, as_of, degraded)
+    timings["web"] = _ms(t4)
     if on_documents is not None:
         on_documents(docs)
     timings["total"] = _ms(t0)
     return MarketReport(ticker=t, company=company, as_of=as_of, mode=mode.value, last_close=last,
                         indicators=indicators, fundamentals=fundamentals, sentiment=sentiment, macro=macro_figs,
+                        geography=list(markets.figures), web=web_figs,
                         profile=dict(prof.fields) if prof else {}, degraded=degraded, timings_ms=timings)
 
 
@@ -190,12 +204,50 @@ def _news(src: NewsSource | None, ticker: str, as_of: date, degraded: list[Degra
         return []
 
 
-def _macro(client: MacroSource | None, as_of: date, degraded: list[Degradation]) -> list[Figure]:
+def _macro(client: MacroSource | None, as_of: date, degraded: list[Degradation],
+           markets: Sequence[str]) -> list[Figure]:
     if client is None:
         return []
-    res = client.report(as_of)
+    res = client.report(as_of, markets=tuple(markets))
     degraded += res.degraded
     return list(res.figures)
+
+
+def _main_markets(filings: FilingIndexSource | None, ticker: str, as_of: date,
+                  degraded: list[Degradation]) -> MainMarkets:
+    """The main markets of the company's latest 10-K filed on or before ``as_of`` (its inline XBRL)."""
+    none = MainMarkets((), (), ())
+    if filings is None:
+        return none
+    try:
+        refs = filings.filings(ticker, forms=("10-K",), until=as_of)
+        if not refs:
+            degraded.append(Degradation(capability="geography", reason=f"no 10-K of {ticker} filed by {as_of}; the "
+                                        "macro panel's World Bank figures are for the US only"))
+            return none
+        ref = refs[0]
+        html = filings.primary_document(ref)
+    except EquiMindError as e:
+        degraded.append(Degradation(capability="geography", reason=f"unavailable ({e}); World Bank figures are for "
+                                    "the US only"))
+        return none
+    source = {"source": "sec_edgar", "origin": ref.origin.value, "accession": ref.accession, "form": ref.form,
+              "filed": ref.filed, "location": ref.url or ref.local_path}
+    res = main_markets(inline_facts(html), source=source, filed=ref.filed)
+    if not res.codes:
+        degraded.append(Degradation(capability="geography", reason=f"no main market found in {ref.form} "
+                                    f"{ref.accession} ({'; '.join(res.notes[:2]) or 'no country over 10 %'}); World "
+                                    "Bank figures are for the US only"))
+    return res
+
+
+def _web(sources: Sequence[WebIntelSource], ticker: str, as_of: date, degraded: list[Degradation]) -> list[Figure]:
+    out: list[Figure] = []
+    for src in sources:
+        res = src.report(ticker, as_of)
+        out += res.figures
+        degraded += res.degraded
+    return out
 
 
 def market_report(settings: Settings, ticker: str, as_of: date, sources: MarketSources, *,
@@ -204,7 +256,7 @@ def market_report(settings: Settings, ticker: str, as_of: date, sources: MarketS
     """``build_market_report`` over one mode's sources: the one call behind ``equimind market``."""
     return build_market_report(
         settings, ticker, as_of, prices=sources.prices, facts=sources.facts, news=sources.news, macro=sources.macro,
-        filings=sources.filings, profile=sources.profile, lexicon=sources.lexicon,
+        filings=sources.filings, profile=sources.profile, lexicon=sources.lexicon, web=sources.web,
         lookback_days=lookback_days, unavailable=sources.unavailable, on_documents=on_documents, mode=sources.mode)
 
 

@@ -23,6 +23,7 @@ class ValueKind(StrEnum):
     MULTIPLE = "multiple"  # e.g. debt/equity 1.5; a % unit is divided by 100
     INDEX = "index"  # RSI 0-100, MACD histogram: used as is
     PRICE = "price"  # currency amounts (prices, EPS) and P/E: used as is
+    NOISE_Z = "noise_z"  # a change figure's Poisson-noise z (inputs["z"] = (new - old) / sqrt(new + old))
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ def _r(figure: str, side: Speaker, lo: float | None, hi: float | None, strength:
 
 
 _F, _M, _I, _P = ValueKind.FRACTION, ValueKind.MULTIPLE, ValueKind.INDEX, ValueKind.PRICE
+_Z = ValueKind.NOISE_Z
 _G, _PR, _V = Theme.GROWTH, Theme.PROFITABILITY, Theme.VALUATION
 FIGURE_RULES: tuple[FigureRule, ...] = (
     _r("revenue_growth_yoy", BULL, 0.25, None, 0.8, _G, "Revenue grew {value:.1%} year over year", _F),
@@ -85,6 +87,16 @@ FIGURE_RULES: tuple[FigureRule, ...] = (
        "Risk-factor language eased: {value:+.1f} negative words per 1,000 vs the prior filing", _I),
     _r("news_tone", BULL, 0.2, None, 0.25, Theme.TONE, "News headline tone is positive ({value:+.2f})", _I),
     _r("news_tone", BEAR, None, -0.2, 0.25, Theme.TONE, "News headline tone is negative ({value:+.2f})", _I),
+    # web intelligence (docs/decisions/0018-web-intelligence-rules.md): a change counts only beyond twice its
+    # Poisson noise (|z| > 2), a significance level, not a fitted threshold; weak strengths, as for tone
+    _r("jobs_change_90d", BULL, 2.0, None, 0.25, Theme.ACTIVITY,
+       "Open job postings rose {change:+.0%} in 90 days ({old:.0f} → {new:.0f}; z {value:+.1f})", _Z),
+    _r("jobs_change_90d", BEAR, None, -2.0, 0.25, Theme.ACTIVITY,
+       "Open job postings fell {change:+.0%} in 90 days ({old:.0f} → {new:.0f}; z {value:+.1f})", _Z),
+    _r("github_commits_change_qoq", BULL, 2.0, None, 0.15, Theme.ACTIVITY,
+       "Public GitHub commits rose {change:+.0%} on the prior quarter ({old:.0f} → {new:.0f}; z {value:+.1f})", _Z),
+    _r("github_commits_change_qoq", BEAR, None, -2.0, 0.15, Theme.ACTIVITY,
+       "Public GitHub commits fell {change:+.0%} on the prior quarter ({old:.0f} → {new:.0f}; z {value:+.1f})", _Z),
     _r("volatility_realised", BEAR, 0.60, None, 0.3, Theme.VOLATILITY,
        "Realised volatility is high at {value:.1%} annualised", _F),
     _r("last_close", BULL, 0.0, None, 0.4, Theme.MOMENTUM,
@@ -134,6 +146,9 @@ def figure_value(fig: Figure, kind: ValueKind) -> float | None:
     """The figure's value on the rule's scale, or None when it has no value or an unusable unit."""
     if fig.value is None:
         return None
+    if kind is ValueKind.NOISE_Z:
+        z = fig.inputs.get("z")
+        return float(z) if isinstance(z, int | float) else None
     if kind in (ValueKind.INDEX, ValueKind.PRICE):
         return float(fig.value)
     unit = fig.unit.strip().lower()

@@ -342,7 +342,9 @@ def figure_claims(figures: Sequence[Figure]) -> list[DraftClaim]:
         if not figure_rules.rule_fires(rule, x):
             continue
         fired.add(group)
-        text = rule.template.format(value=value, ref=ref_value if ref_value is not None else 0.0, x=x)
+        text = rule.template.format(value=value, ref=ref_value if ref_value is not None else 0.0, x=x,
+                                    change=float(fig.value or 0.0), old=_num(fig.inputs.get("old")),
+                                    new=_num(fig.inputs.get("new")))
         name = rule.figure + (f"/{rule.relative_to}" if rule.relative_to else "")
         signal = f"figure:{name}"
         dates = [f.as_of for f in figures if f.id in ids and f.as_of is not None]
@@ -351,6 +353,10 @@ def figure_claims(figures: Sequence[Figure]) -> list[DraftClaim]:
                                  strength=rule.strength, signal=signal, figure_ids=ids,
                                  evidence_date=max(dates) if dates else None, basis=Basis(BasisKind.FIGURE, name)))
     return claims
+
+
+def _num(v: object) -> float:
+    return float(v) if isinstance(v, int | float) else 0.0
 
 
 def figure_strength(figures: Sequence[Figure], figure_ids: Sequence[str],

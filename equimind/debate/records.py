@@ -27,6 +27,7 @@ class Theme(StrEnum):
     COMPETITION = "competition"
     LEGAL = "legal"
     TONE = "tone"
+    ACTIVITY = "activity"  # hiring (job postings) and engineering activity (GitHub)
     OTHER = "other"
 
 

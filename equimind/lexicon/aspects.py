@@ -28,6 +28,22 @@ class Aspect(StrEnum):
     RISKS = "risks"
     VALUATION_TECHNICALS = "valuation_technicals"
     RECENT_EVENTS = "recent_events"
+    WEB_ACTIVITY = "web_activity"  # hiring (job postings) and engineering activity (GitHub): required when asked
+
+
+CORE_ASPECTS: tuple[Aspect, ...] = (Aspect.FUNDAMENTALS, Aspect.RISKS, Aspect.VALUATION_TECHNICALS,
+                                    Aspect.RECENT_EVENTS)
+# A question that names one of these asks about hiring or engineering activity (whole words, case-insensitive).
+WEB_ACTIVITY_WORDS: tuple[str, ...] = ("hiring", "hire", "hires", "job", "jobs", "job postings", "openings",
+                                       "open roles", "headcount", "recruiting", "github", "commits", "open source",
+                                       "open-source", "developers", "contributors", "engineering activity")
+_WEB_WORDS = re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(w) for w in sorted(WEB_ACTIVITY_WORDS, key=len)[::-1])
+                        + r")(?![\w-])", re.IGNORECASE)
+
+
+def asks_web_activity(question: str) -> bool:
+    """Whether the question asks about hiring or engineering activity (then the critic requires that aspect)."""
+    return _WEB_WORDS.search(question) is not None
 
 
 RECENT_WINDOW_DAYS = 120
@@ -45,6 +61,7 @@ _TERMS: dict[Aspect, tuple[str, ...]] = {
                                   "enterprise value", "ev/ebitda", "closing price", "moving average", "rsi",
                                   "relative strength index", "macd", "bollinger", "52-week", "trading volume"),
     Aspect.RECENT_EVENTS: (),
+    Aspect.WEB_ACTIVITY: (),
 }
 _SECTIONS: dict[Aspect, tuple[str, ...]] = {
     Aspect.FUNDAMENTALS: ("item 7", "item 8", "management's discussion", "management’s discussion",
@@ -52,6 +69,7 @@ _SECTIONS: dict[Aspect, tuple[str, ...]] = {
     Aspect.RISKS: ("item 1a", "risk factors", "item 7a", "market risk"),
     Aspect.VALUATION_TECHNICALS: (),
     Aspect.RECENT_EVENTS: (),
+    Aspect.WEB_ACTIVITY: (),
 }
 _EVENT_FORMS = QUARTERLY_FORMS | CURRENT_REPORT_FORMS | {"news"}
 _NAME_TOKENS: dict[Aspect, frozenset[str]] = {
@@ -60,6 +78,7 @@ _NAME_TOKENS: dict[Aspect, frozenset[str]] = {
     Aspect.VALUATION_TECHNICALS: frozenset({"price", "prices", "close", "rsi", "macd", "sma", "ema", "bollinger",
                                             "pe", "ps", "pb", "ev", "valuation", "momentum", "volatility", "beta",
                                             "technicals", "drawdown", "returns"}),
+    Aspect.WEB_ACTIVITY: frozenset({"jobs", "github"}),  # the ids of the web-intelligence figures
 }
 _TERM_PATTERNS = {a: re.compile(rf"(?<![\w/-])(?:{'|'.join(re.escape(t) for t in sorted(terms, key=len)[::-1])})"
                                 r"(?![\w/-])", re.IGNORECASE) for a, terms in _TERMS.items() if terms}

@@ -43,7 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from equimind.core.errors import ConfigError
 from equimind.core.search import EvidenceNode
 from equimind.core.timeguard import split_by_as_of
-from equimind.lexicon.aspects import Aspect, name_aspects, node_aspects
+from equimind.lexicon.aspects import CORE_ASPECTS, Aspect, asks_web_activity, name_aspects, node_aspects
 from equimind.lexicon.text import TEXT_CACHE, count_financial_numbers, question_words, split_sentences, topic_terms
 from equimind.llm.structured import prompt_sha256, run_structured
 
@@ -60,6 +60,7 @@ class DataKind(StrEnum):
     FORM_8K = "8-K"
     NEWS = "news"
     PRICES = "prices"
+    WEB = "web"  # job postings and GitHub activity (computed with the market report)
 
 
 class Dimension(StrEnum):
@@ -81,12 +82,14 @@ FILL_WITH: dict[Aspect, tuple[DataKind, ...]] = {
     Aspect.RISKS: (DataKind.FORM_10K, DataKind.FORM_10Q),
     Aspect.VALUATION_TECHNICALS: (DataKind.PRICES, DataKind.COMPANYFACTS),
     Aspect.RECENT_EVENTS: (DataKind.FORM_10Q, DataKind.FORM_8K, DataKind.NEWS),
+    Aspect.WEB_ACTIVITY: (DataKind.WEB,),
 }
 FILL_WHY: dict[Aspect, str] = {
     Aspect.FUNDAMENTALS: "XBRL companyfacts and the latest 10-K (MD&A, financial statements)",
     Aspect.RISKS: "Item 1A Risk Factors of the latest 10-K / 10-Q",
     Aspect.VALUATION_TECHNICALS: "daily prices (technicals) with companyfacts EPS for valuation multiples",
     Aspect.RECENT_EVENTS: "the latest 10-Q, 8-Ks and news dated within the recent window",
+    Aspect.WEB_ACTIVITY: "job-board postings and GitHub activity figures (configured per ticker)",
 }
 WEIGHTS: dict[Dimension, float] = {
     Dimension.COVERAGE: 0.30, Dimension.RECENCY: 0.20, Dimension.SOURCE_DIVERSITY: 0.15,
@@ -192,9 +195,11 @@ class LLMCriticOutput(BaseModel):
         dims = sorted(d.dimension.value for d in self.dimensions)
         if dims != sorted(d.value for d in Dimension):
             raise ValueError(f"give each dimension exactly once: {[d.value for d in Dimension]}; got {dims}")
-        asp = sorted(a.aspect.value for a in self.aspects)
-        if asp != sorted(a.value for a in Aspect):
-            raise ValueError(f"give each aspect exactly once: {[a.value for a in Aspect]}; got {asp}")
+        asp = sorted(a.aspect.value for a in self.aspects if a.aspect in CORE_ASPECTS)
+        web = [a for a in self.aspects if a.aspect is Aspect.WEB_ACTIVITY]
+        if asp != sorted(a.value for a in CORE_ASPECTS) or len(web) > 1:
+            raise ValueError(f"give each aspect exactly once: {[a.value for a in CORE_ASPECTS]} (and "
+                             f"{Aspect.WEB_ACTIVITY.value} at most once); got {asp}")
         return self
 
 
@@ -230,7 +235,7 @@ class CriticVerdict(BaseModel):
 class RAGCriticAgent:
     """Scores curated evidence for a question; deterministic offline, LLM-judged when a ``Model`` is injected."""
 
-    def __init__(self, model: Model | None = None, *, required: Sequence[Aspect] = tuple(Aspect),
+    def __init__(self, model: Model | None = None, *, required: Sequence[Aspect] = CORE_ASPECTS,
                  threshold: float = SUFFICIENT_OVERALL, floor: float = DIMENSION_FLOOR) -> None:
         if not required:
             raise ConfigError(f"required aspects must not be empty; choose from {[a.value for a in Aspect]}")
@@ -246,15 +251,20 @@ class RAGCriticAgent:
     def run(self, question: str, nodes: Sequence[EvidenceNode], as_of: date, available: Sequence[str] = (),
             exclude_terms: Sequence[str] = (), words: Sequence[str] | None = None) -> CriticVerdict:
         """Judge ``nodes`` (plus names of available figures / data kinds) for ``question`` as of ``as_of``;
-        ``words``: the question's words as the parse read them (``ParsedQuestion.words``), else read here."""
+        ``words``: the question's words as the parse read them (``ParsedQuestion.words``), else read here. A question
+        about hiring or engineering activity (``asks_web_activity``) also requires the web-activity aspect."""
         read = tuple(words) if words is not None else question_words(question)
+        required = self.required + ((Aspect.WEB_ACTIVITY,) if asks_web_activity(question)
+                                    and Aspect.WEB_ACTIVITY not in self.required else ())
         nodes, late = split_by_as_of(nodes, as_of)
         log = [f"ignored {len(late)} node(s) dated after as-of {as_of}"] if late else []
         if not nodes:
             return self._verdict(_empty_scores(), [AspectStatus(aspect=a, covered=False, reason=NO_EVIDENCE)
-                                                   for a in Aspect], [], CriticMode.DETERMINISTIC, [*log, NO_EVIDENCE])
+                                                   for a in Aspect], [], CriticMode.DETERMINISTIC, [*log, NO_EVIDENCE],
+                                 required)
         if self.model is None:
-            return self._deterministic(read, nodes, as_of, available, exclude_terms, CriticMode.DETERMINISTIC, log)
+            return self._deterministic(read, nodes, as_of, available, exclude_terms, CriticMode.DETERMINISTIC, log,
+                                       required)
         known = {n.id for n in nodes}
         outcome = run_structured(self.model, LLMCriticOutput, CRITIC_INSTRUCTIONS,
                                  _prompt(question, nodes, as_of, available), lambda o: _unknown_ids(o, known),
@@ -262,33 +272,40 @@ class RAGCriticAgent:
         out = outcome.output
         if not isinstance(out, LLMCriticOutput):
             return self._deterministic(read, nodes, as_of, available, exclude_terms, CriticMode.FALLBACK,
-                                       [*log, *outcome.log])
-        verdict = self._verdict(out.dimensions, out.aspects, out.contradictions, CriticMode.LLM, [*log, *outcome.log])
+                                       [*log, *outcome.log], required)
+        aspects = list(out.aspects)
+        if not any(a.aspect is Aspect.WEB_ACTIVITY for a in aspects):  # optional for the LLM: read from the names
+            aspects += [a for a in _aspect_statuses((), as_of, available) if a.aspect is Aspect.WEB_ACTIVITY]
+        verdict = self._verdict(out.dimensions, aspects, out.contradictions, CriticMode.LLM, [*log, *outcome.log],
+                                required)
         return verdict.model_copy(update={"prompt_sha256": prompt_sha256(CRITIC_INSTRUCTIONS)})
 
     def _deterministic(self, words: Sequence[str], nodes: Sequence[EvidenceNode], as_of: date, available: Sequence[str],
-                       exclude_terms: Sequence[str], mode: CriticMode, log: list[str]) -> CriticVerdict:
+                       exclude_terms: Sequence[str], mode: CriticMode, log: list[str],
+                       required: tuple[Aspect, ...]) -> CriticVerdict:
         aspects = _aspect_statuses(nodes, as_of, available)
         contradictions = find_contradictions(nodes)
-        covered = [a for a in aspects if a.covered and a.aspect in self.required]
+        covered = [a for a in aspects if a.covered and a.aspect in required]
         scores = [
-            _coverage(words, nodes, len(covered), len(self.required), exclude_terms),
+            _coverage(words, nodes, len(covered), len(required), exclude_terms),
             _recency(nodes, as_of), _diversity(nodes, available), _specificity(nodes),
             _consistency(contradictions),
         ]
-        return self._verdict(scores, aspects, contradictions, mode, [*log, "deterministic critic rules"])
+        return self._verdict(scores, aspects, contradictions, mode, [*log, "deterministic critic rules"], required)
 
     def _verdict(self, scores: Sequence[DimensionScore], aspects: Sequence[AspectStatus], contradictions: list[str],
-                 mode: CriticMode, log: list[str]) -> CriticVerdict:
+                 mode: CriticMode, log: list[str], required: tuple[Aspect, ...]) -> CriticVerdict:
         ordered = sorted(scores, key=lambda s: list(Dimension).index(s.dimension))
         overall = round(sum(WEIGHTS[s.dimension] * s.score for s in ordered), 4)
         status = {a.aspect: a for a in aspects}
-        missing = [a for a in Aspect if a in self.required and not status[a].covered]
+        missing = [a for a in Aspect if a in required and not status[a].covered]
         needs = [DataNeed(aspect=a, kinds=list(FILL_WITH[a]), why=FILL_WHY[a]) for a in missing]
         ok = not missing and overall >= self.threshold and all(s.score >= self.floor for s in ordered)
         return CriticVerdict(sufficient=ok, overall=overall, scores=list(ordered),
                              aspects=[status[a] for a in Aspect], missing=missing, needs=needs,
-                             contradictions=contradictions, rule=self.rule, mode=mode, log=log)
+                             contradictions=contradictions, mode=mode, log=log,
+                             rule=self.rule if required == self.required else self.rule.replace(
+                                 "aspects (", f"aspects ({Aspect.WEB_ACTIVITY.value}, ", 1))
 
 
 def _empty_scores() -> list[DimensionScore]:
@@ -296,6 +313,7 @@ def _empty_scores() -> list[DimensionScore]:
 
 
 def _aspect_statuses(nodes: Sequence[EvidenceNode], as_of: date, available: Sequence[str]) -> list[AspectStatus]:
+    """Every aspect's status (the web-activity aspect is covered only by web-intelligence figure names)."""
     support: dict[Aspect, list[tuple[str, str]]] = {a: [] for a in Aspect}
     for node in nodes:
         for aspect, why in node_aspects(node, as_of).items():

@@ -54,7 +54,7 @@ class Fetcher:
         try:
             if kind in FILINGS_PER_KIND:
                 result = self._filings(kind)
-            elif kind in ("prices", "companyfacts"):
+            elif kind in ("prices", "companyfacts", "web"):  # the market report computes all three together
                 result = self._market()
             elif kind == "news":
                 result = self._news()
@@ -102,12 +102,12 @@ class Fetcher:
     # --- market data --------------------------------------------------------------------------------------------
     def _market(self) -> Ingested:
         if self.state.report is not None:
-            return Ingested.nothing("already fetched this run (prices and companyfacts come together)")
+            return Ingested.nothing("already fetched this run (prices, companyfacts and web figures come together)")
         collected: list[Document] = []
         s = self.sources.market
         report = build_market_report(
             self.settings, self.ticker, self.as_of, prices=s.prices, facts=s.facts, news=s.news,
-            macro=s.macro, filings=s.filings, profile=s.profile, lexicon=s.lexicon,
+            macro=s.macro, filings=s.filings, profile=s.profile, lexicon=s.lexicon, web=s.web,
             unavailable=(), on_documents=collected.extend, mode=s.mode)
         self._on_report(report)
         # only what was knowable at as-of enters the store (later months/filings would skew BM25 statistics)

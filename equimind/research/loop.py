@@ -20,7 +20,7 @@ from equimind.core.research import IterationLog
 from equimind.core.search import EvidenceNode, SearchHit, SearchResult
 from equimind.core.timeguard import as_of_filter, filter_dated
 from equimind.ingest.first_answer import CAPABILITY as DEFERRED
-from equimind.lexicon.aspects import Aspect
+from equimind.lexicon.aspects import CORE_ASPECTS
 from equimind.query.parsed import ParsedQuestion
 from equimind.query.shape import ShapedQuery
 from equimind.research.critic import CriticVerdict, RAGCriticAgent
@@ -92,7 +92,7 @@ class ResearchLoop:
         sub-queries), so the evidence depends on what is stored, not on the round in which the loop converged."""
         t0 = time.perf_counter()
         loop_nodes, self.state.nodes = self.state.nodes, {}
-        res = self.rewriter.run(self.question, list(Aspect), ticker=self.ticker, company=self.state.company,
+        res = self.rewriter.run(self.question, list(CORE_ASPECTS), ticker=self.ticker, company=self.state.company,
                                 as_of=self.as_of, base_filter=self.base_filter(), words=self.parsed.words)
         entry = IterationLog(iteration=0)
         self.search(0, [(self.question, None)] + [(q.text, q.filters) for q in res.queries], entry, emit=False)

@@ -62,6 +62,7 @@ TEMPLATES: dict[Aspect, tuple[tuple[str, str, tuple[str, ...]], ...]] = {
         ("announcements", "{t} announced agreement acquisition launch", ("8-K", "news")),
         ("outlook", "{t} outlook guidance next quarter expects", ("10-Q", "8-K", "news")),
     ),
+    Aspect.WEB_ACTIVITY: (),  # figures, not passages: the critic asks the fetcher for them (DataKind.WEB)
 }
 
 REWRITER_INSTRUCTIONS = """You write search queries for an equity research retrieval system

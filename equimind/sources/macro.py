@@ -1,9 +1,19 @@
-"""Macro context from FRED (CPI, Fed funds, GDP, VIX, gold) and the World Bank (US GDP), point-in-time and cached.
+"""Macro context from FRED (CPI, Fed funds, GDP, VIX), LBMA (gold) and the World Bank (US GDP; GDP growth and
+inflation of the company's main markets), point-in-time and cached.
 
 With ``settings.fred_api_key`` the FRED API is asked for the vintage known on the as-of date (ALFRED real-time
 period), so revisions never leak back. Without a key the public ``fredgraph.csv`` download (latest vintage) is used
 and an observation counts only after a stated publication lag (e.g. CPI ~45 days after the month starts); the
 provenance says which. World Bank annual values count from 1 July of the following year (stated assumption).
+
+Gold. FRED's LBMA series (GOLDAMGBD228NLBM) ended in January 2022, when LBMA withdrew it. The maintained daily source
+is LBMA's own public price file (``prices.lbma.org.uk/json/gold_pm.json``: the LBMA Gold Price PM, set by the 15:00
+London auction that ICE Benchmark Administration runs). A day's price counts from the next day (the live rule for daily
+series) and is stale after 10 days, as every daily series here.
+
+Main markets. ``report(as_of, markets=...)`` takes ISO 3166 alpha-2 codes (``analytics.markets`` reads them from the
+revenue-by-country facts of the company's own 10-K); the World Bank's real GDP growth (NY.GDP.MKTP.KD.ZG) and consumer
+price inflation (FP.CPI.TOTL.ZG) are reported for each, and for the US when no market is given.
 
 Nothing here invents a number: a series that cannot be had (no network, stale, unknown) becomes a ``Degradation``;
 when every series fails the whole block is ``macro: unavailable (<reason>)``.
@@ -13,6 +23,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -26,7 +37,7 @@ from equimind.core.config import Settings
 from equimind.core.degraded import Degradation
 from equimind.core.errors import EquiMindError, NotFoundError, ParseError, SourceError
 from equimind.core.research import Figure
-from equimind.sources.http import HttpPolicy, PoliteHttpClient, UnreachableError
+from equimind.sources.http import HttpPolicy, PoliteHttpClient, UnreachableError, validate_json
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +53,7 @@ class Series:
     unit: str
     publication_lag_days: int  # keyless mode: observation date + lag must be <= as-of
     max_age_days: int  # older than this at the as-of date = stale
+    source: str = "fred"  # who publishes it: "fred" | "lbma"
 
 
 FRED_SERIES: tuple[Series, ...] = (
@@ -49,9 +61,25 @@ FRED_SERIES: tuple[Series, ...] = (
     Series("fed_funds", "Effective federal funds rate", "DFF", "percent", 1, 10),
     Series("gdp", "US nominal GDP (SAAR)", "GDP", "billions USD", 120, 240),
     Series("vix", "CBOE volatility index (VIX)", "VIXCLS", "index", 1, 10),
-    Series("gold", "Gold fixing price, London AM (LBMA)", "GOLDAMGBD228NLBM", "USD/troy oz", 1, 10),
 )
+GOLD = Series("gold", "Gold price, LBMA PM auction (USD)", "LBMA_GOLD_PM", "USD/troy oz", 1, 10, source="lbma")
+LBMA_GOLD_PATH = "/json/gold_pm.json"
 WORLD_BANK_GDP = ("NY.GDP.MKTP.CD", "US GDP, current USD (World Bank)", "USD")
+
+
+@dataclass(frozen=True)
+class WbIndicator:
+    key: str
+    code: str
+    name: str
+
+
+WORLD_BANK_PANEL: tuple[WbIndicator, ...] = (
+    WbIndicator("gdp_growth", "NY.GDP.MKTP.KD.ZG", "Real GDP growth"),
+    WbIndicator("inflation", "FP.CPI.TOTL.ZG", "Consumer price inflation"),
+)
+WB_RULE = "latest; a year's value counted from 1 July of the next year"
+WB_STALE_YEARS = 3  # a latest known year older than as_of.year - 3 is stale
 
 
 @dataclass(frozen=True)
@@ -72,8 +100,9 @@ class MacroSource(Protocol):
 
     name: str
 
-    def report(self, as_of: date) -> MacroResult:
-        """Figures known on ``as_of``; a series that cannot be had is a Degradation, never a raise."""
+    def report(self, as_of: date, *, markets: Sequence[str] = ()) -> MacroResult:
+        """Figures known on ``as_of`` (World Bank panel for ``markets``, ISO alpha-2; the US when empty); a series
+        that cannot be had is a Degradation, never a raise."""
         ...
 
     def close(self) -> None:
@@ -112,6 +141,41 @@ def parse_world_bank(obj: Any) -> list[Observation]:
     return sorted(out, key=lambda o: o.day)
 
 
+def parse_lbma(obj: Any) -> list[Observation]:
+    """LBMA price JSON (``[{"d": "2025-06-30", "v": [usd, gbp, eur]}, ...]``) → USD observations. Total: a row with
+    a bad date or no positive USD price is skipped; a body that is not a list raises ParseError."""
+    if not isinstance(obj, list):
+        raise ParseError("LBMA price file is not a list of {d, v} rows; check the URL (…/json/gold_pm.json)")
+    out: dict[date, float] = {}
+    for row in obj:
+        try:
+            day = date.fromisoformat(str(row["d"]))
+            usd = float(row["v"][0])
+        except (KeyError, IndexError, TypeError, ValueError):
+            continue
+        if usd > 0:
+            out[day] = usd
+    return [Observation(d, v) for d, v in sorted(out.items())]
+
+
+def parse_world_bank_panel(obj: Any) -> dict[str, tuple[str, list[Observation]]]:
+    """World Bank v2 JSON for several countries → {ISO alpha-2: (the World Bank's country name, yearly
+    observations)}. Rows without a value or with an unreadable year are skipped."""
+    if not isinstance(obj, list) or len(obj) < 2 or not isinstance(obj[1], list):
+        message = obj[0].get("message") if isinstance(obj, list) and obj and isinstance(obj[0], dict) else obj
+        raise ParseError(f"World Bank response is not [meta, rows]: {message}")
+    out: dict[str, tuple[str, list[Observation]]] = {}
+    for r in obj[1]:
+        try:
+            code, name = str(r["country"]["id"]).upper(), str(r["country"].get("value") or r["country"]["id"])
+            entry = out.setdefault(code, (name, []))
+            if r.get("value") is not None:
+                entry[1].append(Observation(date(int(r["date"]), 12, 31), float(r["value"])))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            continue
+    return {k: (n, sorted(v, key=lambda o: o.day)) for k, (n, v) in out.items()}
+
+
 class MacroClient:
     """Live FRED + World Bank. ``report(as_of)`` never raises for a missing series; it degrades instead."""
 
@@ -125,6 +189,7 @@ class MacroClient:
         self.fred_url = settings.fred_base_url.rstrip("/")
         self.graph_url = (fred_graph_url or settings.fred_graph_url).rstrip("/")
         self.wb_url = settings.worldbank_base_url.rstrip("/")
+        self.lbma_url = settings.lbma_base_url.rstrip("/")
         self.series = tuple(series)
         policy = HttpPolicy(max_rps=max_rps, timeout_s=settings.http_timeout_s, retries=settings.http_retries)
         self.http = http or PoliteHttpClient(source_name="macro", user_agent="equimind/0.1 (macro)",
@@ -163,7 +228,38 @@ class MacroClient:
         known = [o for o in obs if date(o.day.year + 1, 7, 1) <= as_of]
         return known, {"url": url, "vintage": "latest; a year's value counted from 1 July of the next year"}
 
-    def report(self, as_of: date) -> MacroResult:
+    def gold_json(self) -> bytes:
+        """LBMA's gold PM price file, as served (cached a day)."""
+        return self.http.get_bytes(f"{self.lbma_url}{LBMA_GOLD_PATH}", validate=validate_json, max_age_s=DAY_S)
+
+    def gold(self, as_of: date) -> tuple[list[Observation], dict[str, Any]]:
+        cutoff = as_of - timedelta(days=GOLD.publication_lag_days)
+        obs = [o for o in parse_lbma(json.loads(self.gold_json())) if o.day <= cutoff]
+        return obs, {"url": f"{self.lbma_url}{LBMA_GOLD_PATH}", "vintage": "LBMA Gold Price PM (IBA auction, "
+                     "15:00 London); a day's price counted from the next day"}
+
+    def world_bank_panel_json(self, indicator: str, countries: Sequence[str]) -> Any:
+        """One World Bank indicator for several countries (ISO alpha-2, ';'-joined as the API takes them)."""
+        url = f"{self.wb_url}/v2/country/{';'.join(countries)}/indicator/{indicator}"
+        return self.http.get_json(url, params={"format": "json", "per_page": "20000",
+                                                   "date": f"2000:{date.today().year}"},
+                                  max_age_s=7 * DAY_S)
+
+    def world_bank_panel(self, as_of: date, markets: Sequence[str]) -> MacroResult:
+        countries = _markets(markets)
+        figures: list[Figure] = []
+        degraded: list[Degradation] = []
+        for ind in WORLD_BANK_PANEL:
+            url = f"{self.wb_url}/v2/country/{';'.join(countries)}/indicator/{ind.code}"
+            try:
+                panel = parse_world_bank_panel(self.world_bank_panel_json(ind.code, countries))
+            except EquiMindError as e:
+                degraded.append(Degradation(capability=f"macro.world_bank_{ind.key}", reason=f"unavailable ({e})"))
+                continue
+            panel_figures(ind, panel, countries, as_of, {"url": url, "vintage": WB_RULE}, figures, degraded)
+        return MacroResult(tuple(figures), tuple(degraded))
+
+    def report(self, as_of: date, *, markets: Sequence[str] = ()) -> MacroResult:
         figures: list[Figure] = []
         degraded: list[Degradation] = []
         for s in self.series:
@@ -176,13 +272,58 @@ class MacroClient:
                 continue
             _series_figures(s, obs, how, as_of, figures, degraded)
         try:
+            obs, how = self.gold(as_of)
+            _series_figures(GOLD, obs, how, as_of, figures, degraded)
+        except (EquiMindError, ValueError) as e:
+            degraded.append(Degradation(capability="macro.gold", reason=f"unavailable ({e})"))
+        try:
             obs, how = self.world_bank_gdp(as_of)
             _wb_figure(obs, how, figures, degraded)
         except EquiMindError as e:
             degraded.append(Degradation(capability="macro.world_bank_gdp", reason=f"unavailable ({e})"))
+        panel = self.world_bank_panel(as_of, markets)
+        figures += panel.figures
+        degraded += panel.degraded
         if not figures:
             return _all_unavailable("; ".join(d.reason for d in degraded))
         return MacroResult(tuple(figures), tuple(degraded))
+
+
+def _markets(markets: Sequence[str]) -> tuple[str, ...]:
+    """ISO alpha-2 codes, upper-case, once each, in the given order; the US when none is given."""
+    out: list[str] = []
+    for m in markets:
+        c = m.strip().upper()
+        if len(c) == 2 and c.isalpha() and c not in out:
+            out.append(c)
+    return tuple(out) or ("US",)
+
+
+def panel_figures(ind: WbIndicator, panel: dict[str, tuple[str, list[Observation]]], countries: Sequence[str],
+                  as_of: date, how: dict[str, Any], figures: list[Figure], degraded: list[Degradation]) -> None:
+    """One figure per country: its latest year known on ``as_of`` (a year counts from 1 July of the next)."""
+    for code in countries:
+        cap = f"macro.world_bank_{ind.key}_{code.lower()}"
+        if code not in panel:
+            degraded.append(Degradation(capability=cap, reason=f"the World Bank publishes no {ind.code} series for "
+                                        f"{code} (it does not cover every economy, Taiwan among them)"))
+            continue
+        name, obs = panel[code]
+        known = [o for o in obs if date(o.day.year + 1, 7, 1) <= as_of]
+        if not known:
+            degraded.append(Degradation(capability=cap, reason=f"{ind.code} {name}: no year published by {as_of}"))
+            continue
+        last = known[-1]
+        if last.day.year < as_of.year - WB_STALE_YEARS:
+            degraded.append(Degradation(capability=cap, reason=f"{ind.code} {name}: latest year {last.day.year} is "
+                                        f"stale at {as_of}"))
+            continue
+        figures.append(Figure(
+            id=f"macro_wb_{ind.key}_{code.lower()}", name=f"{ind.name}, {name} ({last.day.year}, World Bank)",
+            value=last.value, unit="percent", as_of=last.day,
+            formula=f"World Bank {ind.code}, {name}, latest year known on the as-of date",
+            provenance={"source": "world_bank", "indicator": ind.code, "country": code, "year": last.day.year,
+                        **how}))
 
 
 def _all_unavailable(reason: str) -> MacroResult:
@@ -199,9 +340,10 @@ def _series_figures(s: Series, obs: list[Observation], how: dict[str, Any], as_o
         degraded.append(Degradation(capability=f"macro.{s.key}",
                                     reason=f"{s.series_id}: latest observation {last.day} is stale at {as_of}"))
         return
-    prov = {"source": "fred", "series_id": s.series_id, "observation_date": last.day, **how}
+    prov = {"source": s.source, "series_id": s.series_id, "observation_date": last.day, **how}
+    publisher = "FRED" if s.source == "fred" else s.source.upper()
     figures.append(Figure(id=f"macro_{s.key}", name=s.name, value=last.value, unit=s.unit, as_of=last.day,
-                          formula=f"FRED {s.series_id} latest observation", provenance=prov))
+                          formula=f"{publisher} {s.series_id} latest observation", provenance=prov))
     if s.key == "cpi":
         year_ago = next((o for o in obs if o.day == date(last.day.year - 1, last.day.month, last.day.day)), None)
         if year_ago is not None:

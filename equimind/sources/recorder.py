@@ -26,8 +26,16 @@ from equimind.core.errors import ConfigError, EquiMindError
 from equimind.lexicon.lm_lists import Lexicon
 from equimind.sources import recorder_files as files
 from equimind.sources.base import FilingRef, normalise_ticker
+from equimind.sources.github import record_github
 from equimind.sources.http import UnreachableError, validate_json
-from equimind.sources.macro import MacroClient, parse_fred_csv
+from equimind.sources.jobs import record_board
+from equimind.sources.macro import (
+    WORLD_BANK_PANEL,
+    MacroClient,
+    parse_fred_csv,
+    parse_lbma,
+    parse_world_bank_panel,
+)
 from equimind.sources.recorder_readme import write_readme
 from equimind.sources.recorder_records import (
     Event,
@@ -47,6 +55,7 @@ from equimind.sources.sec_edgar import (
     parse_submissions,
     select_filings,
 )
+from equimind.sources.snapshot_macro import GOLD_FILE
 from equimind.sources.yahoo import YahooFinance
 
 if TYPE_CHECKING:
@@ -179,6 +188,26 @@ class SnapshotRecorder:
         self._facts(ticker, info.cik, out, tally)
         self._prices(ticker, request, out, tally)
         self._news(ticker, request, out, tally)
+        self._web(ticker, out, tally)
+
+    def _web(self, ticker: str, out: Path, tally: _Run) -> None:
+        """The ticker's job board and GitHub activity, when configured (``web/jobs``, ``web/github``)."""
+        s = self.settings
+        if ticker in s.job_boards:
+            try:
+                path = record_board(s, ticker, out)
+                tally.ok(RecordKind.JOBS, ticker, path, f"job board {s.job_boards[ticker]}")
+            except EquiMindError as e:
+                tally.fail(RecordKind.JOBS, ticker, f"{ticker} job board {s.job_boards[ticker]}", e)
+        if ticker in s.github_orgs:
+            try:
+                path = record_github(s, ticker, out)
+                tally.ok(RecordKind.GITHUB, ticker, path, f"GitHub {', '.join(s.github_orgs[ticker])}")
+            except EquiMindError as e:
+                tally.fail(RecordKind.GITHUB, ticker, f"{ticker} GitHub {', '.join(s.github_orgs[ticker])}", e)
+        if ticker not in s.job_boards and ticker not in s.github_orgs:
+            tally.note(ticker, f"{ticker} web intelligence: no job board or GitHub organisation configured "
+                       "(EQUIMIND_JOB_BOARDS, EQUIMIND_GITHUB_ORGS); not recorded")
 
     def _submissions(self, cik: str, ticker: str, since: date, out: Path, tally: _Run) -> list[FilingRef]:
 
@@ -270,6 +299,26 @@ class SnapshotRecorder:
                 continue
             path = files.write_atomic(out / "macro" / f"{series_id}.csv", body)
             tally.ok(RecordKind.MACRO, None, path, f"{n} observations")
+        self._record_gold_and_world_bank(out, tally)
+
+    def _record_gold_and_world_bank(self, out: Path, tally: _Run) -> None:
+        """LBMA's gold PM file and the World Bank panel (every country, so any company's markets replay)."""
+        try:
+            body = self.macro.gold_json()
+            n = len(parse_lbma(json.loads(body)))
+            path = files.write_atomic(out / "macro" / GOLD_FILE, body)
+            tally.ok(RecordKind.MACRO, None, path, f"{n} LBMA gold prices")
+        except (EquiMindError, ValueError) as e:
+            tally.fail(RecordKind.MACRO, None, "LBMA gold PM", e)
+        for ind in WORLD_BANK_PANEL:
+            try:
+                obj = self.macro.world_bank_panel_json(ind.code, ("all",))
+                n = len(parse_world_bank_panel(obj))
+                path = files.write_atomic(out / "macro" / "worldbank" / f"{ind.code}.json",
+                                          json.dumps(obj).encode())
+                tally.ok(RecordKind.MACRO, None, path, f"World Bank {ind.code}, {n} economies")
+            except EquiMindError as e:
+                tally.fail(RecordKind.MACRO, None, f"World Bank {ind.code}", e)
 
     def _lexicon(self, out: Path, tally: _Run) -> None:
         """The Loughran-McDonald lists this EquiMind reads in live mode (``shared/corpus/sentiment``): not live data,

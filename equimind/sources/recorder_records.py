@@ -26,6 +26,8 @@ class RecordKind(StrEnum):
     NEWS = "news"
     MACRO = "macro"
     LEXICON = "lexicon"
+    JOBS = "jobs"
+    GITHUB = "github"
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,10 @@
 """Snapshot twin of ``MacroClient``: the recorded FRED CSVs under ``macro/`` of a snapshot, with no network.
 
 Layout read: ``macro/SERIES_ID.csv`` in FRED's own ``fredgraph.csv`` form (header ``observation_date,SERIES_ID``, one
-observation a row, a missing value is an empty cell — never a zero). Figures come out of the live client's own
+observation a row, a missing value is an empty cell — never a zero); ``macro/lbma_gold_pm.json`` (LBMA's gold PM price
+file as served, a day's price counted from the next business day); ``macro/worldbank/INDICATOR.json`` (the World
+Bank v2 response for all countries, a year counted from 1 July of the next year). A file that is absent is a degraded
+line naming ``equimind snapshot record``. Figures come out of the live client's own
 figure code (``analytics.macro``), so a snapshot figure has the same id, formula and provenance keys as a live one.
 
 The as-of rule. A file holds one vintage (the values as of when it was downloaded), not the values as first
@@ -24,7 +27,9 @@ the files were downloaded in April 2026, except GDPC1 (a late-August 2025 vintag
 
 from __future__ import annotations
 
+import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
@@ -34,18 +39,25 @@ from equimind.core.degraded import Degradation
 from equimind.core.errors import NotFoundError, ParseError
 from equimind.core.research import Figure
 from equimind.sources.macro import (
+    GOLD,
+    WORLD_BANK_PANEL,
     MacroResult,
     Observation,
     Series,
     _all_unavailable,  # the live client's own degraded-block and figure code, shared on purpose
+    _markets,
     _series_figures,
+    panel_figures,
     parse_fred_csv,
+    parse_lbma,
+    parse_world_bank_panel,
 )
 
 log = logging.getLogger(__name__)
 
 VINTAGE_NOTE = ("single vintage as recorded in the snapshot (the values as of when the file was downloaded), so "
                 "revisions published after the as-of date are included; these are not the values as first published")
+GOLD_FILE = "lbma_gold_pm.json"  # LBMA's /json/gold_pm.json as served
 FIX = "run without --snapshot (live FRED) or record the series with `equimind snapshot record`"
 
 
@@ -149,7 +161,39 @@ class SnapshotMacro:
             how["counted_from"] = rs.counted_from(obs[-1].day, f.empty_days)
         return obs, how
 
-    def report(self, as_of: date) -> MacroResult:
+    def gold(self, as_of: date) -> tuple[list[Observation], dict[str, Any]]:
+        """The recorded LBMA gold PM file; a day's price counts from the next business day (weekends skipped)."""
+        path = self.dir / GOLD_FILE
+        if not path.is_file():
+            raise NotFoundError(f"gold is not recorded ({path} is missing); {FIX}")
+        try:
+            obs = parse_lbma(json.loads(path.read_bytes()))
+        except ValueError as e:
+            raise ParseError(f"{path}: not LBMA's price JSON ({e}); {FIX}") from e
+        rule = RecordedSeries(GOLD, daily=True, lag_rule="daily; counted from the next business day")
+        known = [o for o in obs if rule.counted_from(o.day, frozenset()) <= as_of]
+        return known, {"origin": "snapshot", "location": str(path), "vintage": VINTAGE_NOTE,
+                       "publication_lag": rule.lag_rule}
+
+    def world_bank_panel(self, as_of: date, markets: Sequence[str]) -> MacroResult:
+        figures: list[Figure] = []
+        degraded: list[Degradation] = []
+        countries = _markets(markets)
+        for ind in WORLD_BANK_PANEL:
+            path = self.dir / "worldbank" / f"{ind.code}.json"
+            try:
+                if not path.is_file():
+                    raise NotFoundError(f"{ind.code} is not recorded ({path} is missing); {FIX}")
+                panel = parse_world_bank_panel(json.loads(path.read_bytes()))
+            except (NotFoundError, ParseError, ValueError) as e:
+                degraded.append(Degradation(capability=f"macro.world_bank_{ind.key}", reason=f"unavailable ({e})"))
+                continue
+            how = {"origin": "snapshot", "location": str(path), "vintage": VINTAGE_NOTE,
+                   "publication_lag": "annual; a year's value counted from 1 July of the next year"}
+            panel_figures(ind, panel, countries, as_of, how, figures, degraded)
+        return MacroResult(tuple(figures), tuple(degraded))
+
+    def report(self, as_of: date, *, markets: Sequence[str] = ()) -> MacroResult:
         if not self.dir.is_dir():
             return _all_unavailable(f"the snapshot has no macro/ folder ({self.dir}); {FIX}")
         figures: list[Figure] = []
@@ -161,6 +205,14 @@ class SnapshotMacro:
                 degraded.append(Degradation(capability=f"macro.{rs.series.key}", reason=f"unavailable ({e})"))
                 continue
             _series_figures(rs.series, obs, how, as_of, figures, degraded)
+        try:
+            obs, how = self.gold(as_of)
+            _series_figures(GOLD, obs, how, as_of, figures, degraded)
+        except (NotFoundError, ParseError) as e:
+            degraded.append(Degradation(capability="macro.gold", reason=f"unavailable ({e})"))
+        panel = self.world_bank_panel(as_of, tuple(markets))
+        figures += panel.figures
+        degraded += panel.degraded
         if not figures:
             return _all_unavailable("; ".join(d.reason for d in degraded) or "no series configured")
         return MacroResult(tuple(figures), tuple(degraded))

@@ -30,6 +30,8 @@ from equimind.sources.base import (
     SourceFailure,
     TickerInfo,
 )
+from equimind.sources.github import GitHubActivity, SnapshotGitHub
+from equimind.sources.jobs import JobBoards, SnapshotJobBoards
 from equimind.sources.live_filings import live_filing_records
 from equimind.sources.macro import MacroClient, MacroSource
 from equimind.sources.market_snapshot import SnapshotPrices, SnapshotSec
@@ -37,6 +39,7 @@ from equimind.sources.sec_edgar import SecEdgarClient
 from equimind.sources.snapshot import SnapshotFilingsSource
 from equimind.sources.snapshot_macro import SnapshotMacro
 from equimind.sources.snapshot_news import SnapshotNews
+from equimind.sources.web_intel import WebIntelSource
 from equimind.sources.yahoo import YahooFinance
 
 Item = RawFiling | SourceFailure
@@ -129,6 +132,7 @@ class MarketSources:
     profile: ProfileSource | None = None
     macro: MacroSource | None = None
     lexicon: Lexicon | None = None
+    web: list[WebIntelSource] = field(default_factory=list)  # job boards, GitHub activity
     unavailable: list[Degradation] = field(default_factory=list)
 
 
@@ -174,6 +178,8 @@ def snapshot_sources(settings: Settings, corpus_dir: Path) -> SourceSet:
     sec = SnapshotSec(corpus_dir)
     market = MarketSources(mode=Origin.SNAPSHOT, prices=SnapshotPrices(corpus_dir), facts=sec, filings=sec,
                            profile=sec, news=SnapshotNews(corpus_dir), macro=SnapshotMacro(corpus_dir), lexicon=lex,
+                           web=[SnapshotJobBoards(corpus_dir, product_terms=settings.product_terms),
+                                SnapshotGitHub(corpus_dir)],
                            unavailable=unavailable)
     return SourceSet(Origin.SNAPSHOT, SnapshotFilings(corpus_dir), market, resolver=sec)
 
@@ -197,6 +203,8 @@ def live_sources(settings: Settings) -> SourceSet:
         unavailable.append(Degradation(capability="fundamentals", reason=f"unavailable ({e})"))
     market.macro = MacroClient(settings)
     closers.append(market.macro.close)
+    market.web = [JobBoards(settings), GitHubActivity(settings)]
+    closers += [w.close for w in market.web]
     return SourceSet(Origin.LIVE, LiveFilings(client, refusal), market, resolver=client, resolver_refusal=refusal,
                      _closers=closers)
 

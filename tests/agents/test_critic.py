@@ -12,7 +12,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from equimind.core.documents import Source
 from equimind.core.errors import ConfigError
 from equimind.core.search import EvidenceNode
-from equimind.lexicon.aspects import Aspect
+from equimind.lexicon.aspects import CORE_ASPECTS, Aspect
 from equimind.research.critic import (
     NO_EVIDENCE,
     AspectStatus,
@@ -55,7 +55,7 @@ def critic(model: Any = None) -> RAGCriticAgent:
 def test_empty_evidence_is_insufficient_with_every_aspect_missing() -> None:
     v = critic().run(QUESTION, [], AS_OF, available=["prices"])
     assert v.sufficient is False
-    assert v.missing == list(Aspect)
+    assert v.missing == list(CORE_ASPECTS)  # the web-activity aspect is required only when asked
     assert all(s.score == 0.0 and s.reason == NO_EVIDENCE for s in v.scores)
     assert all(a.reason == NO_EVIDENCE for a in v.aspects)
     assert NO_EVIDENCE in v.log
@@ -117,7 +117,7 @@ def test_planted_future_nodes_are_ignored() -> None:
     assert any("2 node(s) dated after as-of" in line for line in v.log)
     assert all("fpx" not in a.evidence_ids and "fq" not in a.evidence_ids for a in v.aspects)
     only_future = critic().run(QUESTION, [future_px], AS_OF)
-    assert only_future.missing == list(Aspect) and only_future.sufficient is False
+    assert only_future.missing == list(CORE_ASPECTS) and only_future.sufficient is False
 
 
 def test_cross_document_contradiction_lowers_consistency() -> None:
@@ -194,7 +194,7 @@ def test_llm_valid_output_is_used_and_judged_by_the_same_rule() -> None:
     assert v.sufficient is True and v.overall == pytest.approx(0.9)
     assert v.prompt_sha256 and len(v.prompt_sha256) == 64
     lazy = critic(FunctionModel(Scripted(llm_output(1.0, covered=False)))).run(QUESTION, [RISK], AS_OF)
-    assert lazy.sufficient is False and lazy.missing == list(Aspect)  # scores of 1.0 cannot override the rule
+    assert lazy.sufficient is False and lazy.missing == list(CORE_ASPECTS)  # scores of 1.0 cannot override the rule
 
 
 def test_llm_invalid_twice_falls_back_to_deterministic() -> None:
@@ -226,4 +226,18 @@ def test_llm_citing_unknown_evidence_ids_is_invalid() -> None:
 def test_llm_not_called_for_empty_evidence() -> None:
     script = Scripted(llm_output())
     v = critic(FunctionModel(script)).run(QUESTION, [], AS_OF)
-    assert script.calls == 0 and v.missing == list(Aspect)
+    assert script.calls == 0 and v.missing == list(CORE_ASPECTS)
+
+
+def test_a_hiring_question_requires_web_activity_figures() -> None:
+    nodes = [node("n1", "Revenue rose and gross margin and operating income grew; risk factors include competition "
+                  "and supply chain uncertainty.", section="Item 7")]
+    plain = critic().run(QUESTION, nodes, AS_OF, available=["prices", "companyfacts"])
+    assert Aspect.WEB_ACTIVITY not in plain.missing
+    asked = critic().run("Is NVIDIA hiring more engineers?", nodes, AS_OF, available=["prices", "companyfacts"])
+    assert Aspect.WEB_ACTIVITY in asked.missing and not asked.sufficient
+    need = next(n for n in asked.needs if n.aspect is Aspect.WEB_ACTIVITY)
+    assert need.kinds == [DataKind.WEB] and "web_activity" in asked.rule
+    got = critic().run("Is NVIDIA hiring more engineers?", nodes, AS_OF,
+                       available=["prices", "companyfacts", "jobs_open_roles", "github_commits_13w"])
+    assert Aspect.WEB_ACTIVITY not in got.missing

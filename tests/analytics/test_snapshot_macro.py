@@ -49,9 +49,33 @@ def test_publication_lags_decide_what_counts() -> None:
     assert vix.counted_from(date(2025, 5, 23), frozenset({date(2025, 5, 26)})) == date(2025, 5, 27)  # holiday
 
 
+NOT_IN_SHARED_CORPUS = {"macro.gold", "macro.world_bank_gdp_growth", "macro.world_bank_inflation"}
+
+
+def test_gold_and_world_bank_replay_when_recorded(corpus_dir: Path, tmp_path: Path) -> None:
+    import json
+    import shutil
+    shutil.copytree(corpus_dir / "macro", tmp_path / "macro")
+    (tmp_path / "macro" / "lbma_gold_pm.json").write_text(json.dumps(
+        [{"d": "2025-05-29", "v": [3300.5, 1, 1]}, {"d": "2025-05-30", "v": [3288.0, 1, 1]}]))
+    (tmp_path / "macro" / "worldbank").mkdir()
+    for code, v in (("NY.GDP.MKTP.KD.ZG", 1.1), ("FP.CPI.TOTL.ZG", 0.2)):
+        rows = [{"country": {"id": c, "value": n}, "date": y, "value": v + i}
+                for i, (c, n) in enumerate((("US", "United States"), ("CN", "China"))) for y in ("2023", "2024")]
+        (tmp_path / "macro" / "worldbank" / f"{code}.json").write_text(json.dumps([{"page": 1}, rows]))
+    res = SnapshotMacro(tmp_path).report(date(2025, 6, 1), markets=("US", "CN"))
+    assert res.degraded == ()
+    figs = {f.id: f for f in res.figures}
+    assert figs["macro_gold"].value == 3300.5 and figs["macro_gold"].as_of == date(2025, 5, 29)  # Friday: Monday
+    assert figs["macro_wb_gdp_growth_cn"].value == 2.1 and figs["macro_wb_inflation_us"].as_of == date(2023, 12, 31)
+    assert figs["macro_wb_gdp_growth_cn"].provenance["origin"] == "snapshot"
+
+
 def test_report_at_june_2025(corpus_dir: Path) -> None:
     res = SnapshotMacro(corpus_dir).report(date(2025, 6, 1))
-    assert res.degraded == ()
+    # the shared corpus records no gold or World Bank file: each is one line naming the fix, the rest is there
+    assert {d.capability for d in res.degraded} == NOT_IN_SHARED_CORPUS, res.degraded
+    assert all("equimind snapshot record" in d.reason for d in res.degraded)
     figs = {f.id: f for f in res.figures}
     assert set(figs) == MACRO_IDS
     # May's monthly values are not out by 1 June; April's are (CPI from 16 May, UNRATE 11 May, FEDFUNDS 6 May)

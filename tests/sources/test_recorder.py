@@ -6,6 +6,7 @@ no SEC identity, an unreachable host, a failing download on a re-run."""
 from __future__ import annotations
 
 import csv
+import json
 import socket
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -37,6 +38,7 @@ def server(corpus_dir: Path) -> Iterator[SnapshotReplayServer]:
 def env_for(url: str, tmp: Path, identity: str | None = "EquiMind Tests tests@example.com") -> dict[str, str | None]:
     return {"EQUIMIND_HOME": str(tmp / "home"), "EQUIMIND_SEC_IDENTITY": identity, "EQUIMIND_SEC_BASE_URL": url,
             "EQUIMIND_SEC_DATA_URL": url, "EQUIMIND_YAHOO_ENDPOINT": url, "EQUIMIND_FRED_GRAPH_URL": url,
+            "EQUIMIND_LBMA_BASE_URL": url, "EQUIMIND_WORLDBANK_BASE_URL": url,
             "EQUIMIND_SNAPSHOT": None, "EQUIMIND_HTTP_RETRIES": "1"}
 
 
@@ -49,6 +51,13 @@ def record(env: dict[str, str | None], out: Path, *extra: str, tickers: str = "N
 @pytest.fixture(scope="module")
 def recorded(server: SnapshotReplayServer, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int, str, str]:
     tmp = tmp_path_factory.mktemp("record")
+    # gold and the World Bank panel: small fixtures in the documented formats (the corpus records neither)
+    server.extra["/json/gold_pm.json"] = ("application/json", json.dumps(
+        [{"d": "2025-11-06", "v": [3977.45, 3040.2, 3452.1]}]).encode())
+    for code in ("NY.GDP.MKTP.KD.ZG", "FP.CPI.TOTL.ZG"):
+        server.extra[f"/v2/country/all/indicator/{code}"] = ("application/json", json.dumps(
+            [{"page": 1, "pages": 1}, [{"country": {"id": "US", "value": "United States"}, "date": "2024",
+                                        "value": 2.8}]]).encode())
     code, out, err = record(env_for(server.url, tmp), tmp / "snap", tickers="NVDA,ZZZZQ")
     return tmp / "snap", code, out, err
 
@@ -74,6 +83,9 @@ def test_failures_are_named_and_the_rest_still_records(recorded: tuple[Path, int
     for accession in NOT_SERVED:  # listed by SEC's submissions, but the replay server has no such document
         assert f"({accession}): sec_edgar:" in err and "HTTP 404" in err
     assert "4 failure(s)" in out
+    assert json.loads((snap / "macro" / "lbma_gold_pm.json").read_text())[0]["v"][0] == 3977.45
+    assert (snap / "macro" / "worldbank" / "FP.CPI.TOTL.ZG.json").is_file()
+    assert "NVDA web intelligence: no job board or GitHub organisation configured" in out
     readme = (snap / "README.md").read_text()
     assert "EquiMind 0.1.0" in readme and "FAILED ticker ZZZZQ" in readme and "Single vintages" in readme
     assert "| `prices/NVDA.csv` | 753 daily bars 2022-11-08 → 2025-11-07 |" in readme

@@ -144,6 +144,8 @@ def market(report: MarketReport) -> None:
     if report.sentiment:
         _figures(report.sentiment.figures, title="Sentiment")
     _figures(report.macro, title="Macro")
+    _figures(report.geography, title="Revenue by country (10-K inline XBRL)")
+    _figures(report.web, title="Web intelligence (job postings, GitHub)")
     _degraded(report)
 
 
