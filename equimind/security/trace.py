@@ -45,6 +45,8 @@ CONFIG_HASH_FIELDS: tuple[str, ...] = (
     "collapse_parents", "auto_filter", "query_shaping", "rerank_model", "rerank_top_n", "top_k",
     # the agents: provider, model and the research loop's limits
     "provider", "model", "debate_rounds", "max_iterations", "context_token_budget", "decay_per_day",
+    # web intelligence: which job boards and GitHub organisations are read, and which terms make a product role
+    "job_boards", "github_orgs", "product_terms",
 )
 CONFIG_HASH_EXCLUDED: tuple[str, ...] = (
     # paths (where state lives, not what it says); snapshot enters the hash only as the mode "snapshot" | "live"
@@ -52,11 +54,11 @@ CONFIG_HASH_EXCLUDED: tuple[str, ...] = (
     # where live data comes from and how patiently (the documents it yields are in corpus_signature)
     "sec_identity", "sec_base_url", "sec_data_url", "sec_max_rps", "http_timeout_s", "http_retries",
     "fred_base_url", "worldbank_base_url", "fred_graph_url", "yahoo_endpoint", "chroma_url", "docstore_url",
-    "feed_poll_s", "llm_base_url",
+    "feed_poll_s", "llm_base_url", "lbma_base_url", "greenhouse_base_url", "lever_base_url", "github_api_url",
     "llm_timeout_s", "llm_retries", "embed_batch_size", "embed_threads",
     # secrets
     "fred_api_key", "openai_api_key", "anthropic_api_key", "gemini_api_key", "deepseek_api_key",
-    "openrouter_api_key", "ollama_api_key", "audit_key",
+    "openrouter_api_key", "ollama_api_key", "audit_key", "github_token",
 )
 
 M = TypeVar("M", bound=BaseModel)

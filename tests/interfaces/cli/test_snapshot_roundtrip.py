@@ -77,11 +77,14 @@ def test_record_then_replay_matches_the_shipped_corpus(corpus_dir: Path, shared_
             "EQUIMIND_HOME": str(tmp_path / "record-home"), "EQUIMIND_SHARED": str(shared_dir),
             "EQUIMIND_SEC_IDENTITY": "EquiMind Tests tests@example.com", "EQUIMIND_SEC_BASE_URL": server.url,
             "EQUIMIND_SEC_DATA_URL": server.url, "EQUIMIND_YAHOO_ENDPOINT": server.url,
-            "EQUIMIND_FRED_GRAPH_URL": server.url, "EQUIMIND_SNAPSHOT": None}
+            "EQUIMIND_FRED_GRAPH_URL": server.url, "EQUIMIND_LBMA_BASE_URL": server.url,
+            "EQUIMIND_WORLDBANK_BASE_URL": server.url, "EQUIMIND_SNAPSHOT": None}
         res = runner.invoke(app, ["snapshot", "record", "--tickers", "NVDA", "--out", str(snap), "--since",
                                   "2025-01-01", "--prices-since", "2022-11-01", "--news-limit", "1000"], env=env)
-    assert res.exit_code == 1, res.stderr  # the three filings the corpus does not hold
-    assert res.stderr.count("HTTP 404") == 3 and "3 failure(s)" in res.stdout
+    # the three filings the corpus does not hold, and gold and the two World Bank indicators it never recorded
+    assert res.exit_code == 1, res.stderr
+    assert res.stderr.count("HTTP 404") == 6 and "6 failure(s)" in res.stdout, res.stderr
+    assert "LBMA gold PM" in res.stderr and res.stderr.count("World Bank") >= 2, res.stderr
     replay_env: dict[str, str | None] = {"EQUIMIND_SHARED": str(shared_dir), "EQUIMIND_SNAPSHOT": None,
                                          "EQUIMIND_PROVIDER": "offline"}
     args = ["market", "NVDA", "--as-of", "2025-09-30"]
