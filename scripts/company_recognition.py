@@ -56,7 +56,7 @@ def main() -> None:
     facts = [DocFacts(d["doc_name"], d["company"], None, int(d["doc_period"])) for d in docs]
     sec = parse_ticker_map(json.loads((args.corpus / "sec" / "company_tickers.json").read_text(encoding="utf-8")))
     names = {t: info.name for t, info in sec.items()}
-    plain, missed = _count(QueryFilterParser(facts), questions)
+    plain, _missed = _count(QueryFilterParser(facts), questions)
     joined, missed_sec = _count(QueryFilterParser(facts, registrant_tickers(facts, names)), questions)
     print(json.dumps({"names": plain, "names_and_sec_map": joined, "questions": len(questions)}))
     if args.show_missed:
