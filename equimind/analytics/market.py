@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from equimind.analytics.fundamentals import compute_fundamentals, pe_ratio
 from equimind.analytics.indicators import indicator_figures, unadjust_dividends
+from equimind.analytics.inline_companyfacts import inline_company_facts
 from equimind.analytics.inline_xbrl import inline_facts
 from equimind.analytics.markets import MainMarkets, main_markets
 from equimind.analytics.sentiment_report import SentimentBlock, build_sentiment
@@ -28,6 +29,7 @@ from equimind.core.errors import EquiMindError, NotFoundError
 from equimind.core.research import Figure
 from equimind.lexicon.lm_lists import Lexicon
 from equimind.sources.base import (
+    CompanyFacts,
     CompanyProfile,
     FactsSource,
     FilingIndexSource,
@@ -135,7 +137,7 @@ def build_market_report(
                                     f"{(as_of - last.as_of).days} days before the as-of date {as_of}"))
     docs = price_documents(full, company=company)
     t1 = time.perf_counter()
-    fundamentals = _fundamentals(facts, t, as_of, full, last, degraded, docs, lookback_days)
+    fundamentals = _fundamentals(facts, t, as_of, full, last, degraded, docs, lookback_days, filings)
     timings["fundamentals"] = _ms(t1)
     items = _news(news, t, as_of, degraded)
     docs += news_documents(items, company=company)
@@ -173,14 +175,17 @@ def _profile(src: ProfileSource | None, ticker: str, degraded: list[Degradation]
 
 
 def _fundamentals(facts: FactsSource | None, ticker: str, as_of: date, full: PriceHistory, last: Figure,
-                  degraded: list[Degradation], docs: list[Document], lookback_days: int) -> list[Figure]:
+                  degraded: list[Degradation], docs: list[Document], lookback_days: int,
+                  filings: FilingIndexSource | None = None) -> list[Figure]:
     if facts is None:
         return []
     try:
         cf = facts.company_facts(ticker)
     except EquiMindError as e:
-        degraded.append(Degradation(capability="fundamentals", reason=f"unavailable ({e})"))
-        return []
+        fallback = _inline_fundamentals(filings, ticker, as_of, e, degraded)
+        if fallback is None:
+            return []
+        cf = fallback
     docs += fundamentals_documents(cf, since=as_of - timedelta(days=lookback_days))
     res = compute_fundamentals(cf, as_of, splits=full.splits())
     degraded += res.degraded
@@ -192,6 +197,31 @@ def _fundamentals(facts: FactsSource | None, ticker: str, as_of: date, full: Pri
     else:
         degraded.append(Degradation(capability="fundamentals.pe_ttm", reason="needs eps_diluted_ttm"))
     return out
+
+
+def _inline_fundamentals(filings: FilingIndexSource | None, ticker: str, as_of: date, error: EquiMindError,
+                         degraded: list[Degradation]) -> CompanyFacts | None:
+    """Companyfacts failed with ``error``: the facts of the company's own 10-K / 10-Q inline XBRL filed by
+    ``as_of`` (``inline_companyfacts``), said so in a visible degradation; None (and today's line) without them."""
+    if filings is None:
+        tried = "no filing source to read the 10-K / 10-Q inline XBRL from"
+    else:
+        try:
+            res = inline_company_facts(filings, ticker, as_of)
+        except EquiMindError as e:
+            tried = f"the 10-K / 10-Q list is unavailable too ({e})"
+        else:
+            if res.facts is not None:
+                n = len(res.used)
+                skipped = f"; not read: {res.describe_skipped()}" if res.skipped else ""
+                degraded.append(Degradation(capability="fundamentals.source", reason=(
+                    f"companyfacts not available ({error}); fundamentals computed from the inline XBRL of {n} "
+                    f"filing{'s' if n != 1 else ''}: {res.describe_used()}{skipped}")))
+                return res.facts
+            tried = res.describe_tried(ticker, as_of)
+    degraded.append(Degradation(capability="fundamentals", reason=f"unavailable ({error}); inline XBRL fallback: "
+                                f"{tried}"))
+    return None
 
 
 def _news(src: NewsSource | None, ticker: str, as_of: date, degraded: list[Degradation]) -> list[NewsItem]:
