@@ -160,6 +160,25 @@ class _Builder:
         self.figures.append(Figure(id=fid, name=name, value=value, unit=unit, formula=formula, inputs=inputs,
                                    as_of=max(self.known[k] for k in used), provenance=prov))
 
+    def add_margin_change(self, fid: str, name: str, num: str) -> None:
+        """num_ttm / revenue_ttm − num_ttm_prior / revenue_ttm_prior: the margin's change on a year earlier, in
+        fraction points (0.02 = two percentage points)."""
+        keys = (f"{num}_ttm", "revenue_ttm", f"{num}_ttm_prior", "revenue_ttm_prior")
+        vals = [self.values.get(k) for k in keys]
+        if any(v is None for v in vals):
+            missing = [k for k, v in zip(keys, vals, strict=True) if v is None]
+            self.degraded.append(Degradation(capability=f"fundamentals.{fid}", reason=f"needs {', '.join(missing)}"))
+            return
+        n, r, n0, r0 = (v.value for v in vals if v is not None)
+        value = None if r <= 0 or r0 <= 0 else n / r - n0 / r0
+        self.figures.append(Figure(
+            id=fid, name=name, value=value, unit="ratio",
+            formula=f"{num}_ttm / revenue_ttm - {num}_ttm_prior / revenue_ttm_prior",
+            inputs={k: v.value for k, v in zip(keys, vals, strict=True) if v is not None},
+            as_of=max(self.known[k] for k in keys),
+            provenance={"source": "sec_edgar", "figures": list(keys),
+                        "note": "change in fraction points" if value is not None else "revenue <= 0: not meaningful"}))
+
     def add_growth(self, fid: str, name: str, cur: str, prev: str) -> None:
         c, p = self.values.get(cur), self.values.get(prev)
         if c is None or p is None:
@@ -213,8 +232,9 @@ def _instants(b: _Builder, metric: Metric) -> None:
     concept, facts = chosen
     cur = latest_instant(facts)
     b.add_value(metric.key, metric.name, metric.unit, cur, f"{concept} at the latest balance-sheet date", "")
-    if cur is not None:
-        prior = latest_instant(facts, near=year_ago_end([f.end for f in facts if f.start is None], cur.end))
+    year_ago = year_ago_end([f.end for f in facts if f.start is None], cur.end) if cur is not None else None
+    if year_ago is not None:  # no balance-sheet date a year earlier: no prior (not the latest one again)
+        prior = latest_instant(facts, near=year_ago)
         if prior is not None:
             b.add_value(f"{metric.key}_prior", f"{metric.name}, one year earlier", metric.unit, prior,
                         f"{concept} at the balance-sheet date a year before", "", anchor=metric.key)
@@ -260,6 +280,8 @@ def compute_fundamentals(
     for k, label in (("gross", "gross_profit"), ("operating", "operating_income"), ("net", "net_income")):
         b.add_ratio(f"{k}_margin_ttm", f"{k.capitalize()} margin (TTM)", f"{label}_ttm / revenue_ttm",
                     f"{label}_ttm", "revenue_ttm")
+        b.add_margin_change(f"{k}_margin_change_ttm", f"{k.capitalize()} margin (TTM), change on a year earlier",
+                            label)
     b.add_ratio("roe_ttm", "Return on equity (TTM)",
                 "net_income_ttm / avg(stockholders_equity, stockholders_equity_prior)",
                 "net_income_ttm", ("stockholders_equity", "stockholders_equity_prior"))

@@ -30,6 +30,7 @@ from equimind.debate import judge as rule
 from equimind.debate.llm_analyst import LLMAnalyst
 from equimind.debate.offline import OfflineAnalyst
 from equimind.debate.records import ClaimKind, DraftClaim
+from equimind.debate.required import check_required
 from equimind.debate.rounds import LLMRounds, order_claims
 from equimind.debate.state import RunState
 from equimind.debate.verify import ClaimVerifier
@@ -132,6 +133,8 @@ class DebateEngine:
             state.degrade("as_of", f"{len(late_ev)} evidence node(s) and {len(late_figs)} figure(s) dated after "
                                    f"{as_of} were excluded")
         self._note_analysis(state)
+        for capability, reason in check_required(figs).missing:
+            state.degrade(capability, reason)
         if not ev and not figs:
             return self._refuse(state, "no evidence or figures dated on or before the as-of date were supplied")
         state.add(analysis.bull + analysis.bear)
@@ -183,7 +186,8 @@ class DebateEngine:
                     "claims, 2 per rule row) were set aside, weakest first."] if state.trimmed else [])
         base = JudgeSynthesis(winning_side=verdict.winning_side, winning_thesis=verdict.thesis,
                               key_risks=list(verdict.key_risks), key_catalysts=list(verdict.key_catalysts),
-                              reasoning=[*state.checker.drops.reasons, *trimmed, *verdict.reasoning])
+                              reasoning=[*state.checker.drops.reasons, *trimmed, *state.analysis.conflicts,
+                                         *verdict.reasoning, *_required_line(state)])
         if llm_rounds is None:
             return base, verdict.thesis
         try:
@@ -243,3 +247,6 @@ def replace_thesis(synthesis: JudgeSynthesis, thesis: str) -> JudgeSynthesis:
     return synthesis.model_copy(update={"winning_thesis": thesis})
 
 
+def _required_line(state: RunState) -> list[str]:
+    stated = check_required(state.figures).stated
+    return [f"Required figures — {'; '.join(stated)}."] if stated else []

@@ -176,14 +176,87 @@ def _theme_lines(weighted: Sequence[Weighted]) -> list[str]:
     return lines
 
 
+THESIS_POINTS = 3  # the strongest points of each side the thesis states
+_THESIS_CLAIM = 115  # characters of a claim's text in the thesis (its citation marker is added in full)
+THESIS_MAX = 1200  # JudgeSynthesis.winning_thesis's limit
+
+
+def cite_marker(c: DraftClaim) -> str:
+    """What a reader checks a thesis point against: the figure ids, else the document spans it cites."""
+    if c.figure_ids:
+        return "[figure " + ", ".join(c.figure_ids) + "]"
+    if c.spans:
+        return "[" + "; ".join(f"{s.doc_id}:{s.start}-{s.end}" for s in c.spans[:2]) + "]"
+    return "[uncited]"
+
+
+def _point(w: Weighted) -> str:
+    return f"{shorten(w.claim.text, _THESIS_CLAIM)} {cite_marker(w.claim)} (weight {w.weight:.2f})"
+
+
+def _why(winners: Sequence[Weighted], losers: Sequence[Weighted], win: str, lose: str) -> str:
+    """Why the losing side lost, from the rule's terms: contested claims, decayed evidence, or less of it."""
+    if not losers:
+        return f"the {lose} case had no verified claim"
+    contested = sum(1 for w in losers if w.contested_by)
+    stale = sum(1 for w in losers if w.recency < 0.5)
+    reasons = [f"its {len(losers)} claim(s) weigh {sum(w.weight for w in losers):.2f} against "
+               f"{sum(w.weight for w in winners):.2f}"]
+    if contested:
+        reasons.append(f"{contested} of them met by {win} evidence at least as strong on the same theme (×{CONTESTED})")
+    if stale:
+        reasons.append(f"{stale} rest on evidence over a year old (half-life {HALF_LIFE_DAYS:.0f} days)")
+    return f"the {lose} case lost: " + "; ".join(reasons)
+
+
 def _thesis(rating: Rating, score: float, bull: Sequence[Weighted], bear: Sequence[Weighted]) -> str:
+    """A thesis a reader can check: the rule's verdict and margin, the strongest points of each side with what each
+    cites, why the losing side lost, then the key risk and catalyst. Every number in it is a claim's (cited) or the
+    rule's own (S, B, R, weights)."""
+    b, r = round(sum(w.weight for w in bull), 4), round(sum(w.weight for w in bear), 4)  # as the verdict records
     if rating in (Rating.BUY, Rating.STRONG_BUY):
-        return f"Bull case prevails (S = {score:+.2f}): " + "; ".join(shorten(w.claim.text, 140) for w in bull[:3])
-    if rating in (Rating.SELL, Rating.STRONG_SELL):
-        return f"Bear case prevails (S = {score:+.2f}): " + "; ".join(shorten(w.claim.text, 140) for w in bear[:3])
-    parts = [f"bull — {shorten(bull[0].claim.text, 140)}"] if bull else []
-    parts += [f"bear — {shorten(bear[0].claim.text, 140)}"] if bear else []
-    return f"Evidence is balanced (S = {score:+.2f}): " + "; ".join(parts)
+        head = f"Bull case prevails: S = {score:+.2f} (B {b:.2f} vs R {r:.2f}; {rating.value} at S ≥ +{BUY})"
+        why = _why(bull, bear, "bull", "bear")
+    elif rating in (Rating.SELL, Rating.STRONG_SELL):
+        head = f"Bear case prevails: S = {score:+.2f} (B {b:.2f} vs R {r:.2f}; {rating.value} at S ≤ −{BUY})"
+        why = _why(bear, bull, "bear", "bull")
+    else:
+        head = f"Evidence is balanced: S = {score:+.2f} (B {b:.2f} vs R {r:.2f}; HOLD within ±{BUY})"
+        why = "neither side's weight exceeds the other's by the margin a rating needs"
+    for points in range(THESIS_POINTS, 0, -1):  # long citation markers: fewer points, never a cut number
+        text = _compose(head, why, bull, bear, points)
+        if len(text) <= THESIS_MAX:
+            return text
+    return shorten(text, THESIS_MAX)
+
+
+def _compose(head: str, why: str, bull: Sequence[Weighted], bear: Sequence[Weighted], points: int) -> str:
+    parts = [head + "."]
+    for label, side in (("Bull", bull), ("Bear", bear)):
+        if side:
+            parts.append(f"{label}: " + "; ".join(f"({i}) {_point(w)}" for i, w in enumerate(side[:points], 1))
+                         + ".")
+    parts.append(why[0].upper() + why[1:] + ".")
+    keys = ([f"key risk: bear (1), {bear[0].claim.theme.value}"] if bear else []) + (
+        [f"key catalyst: bull (1), {bull[0].claim.theme.value}"] if bull else [])
+    if keys:
+        parts.append("; ".join(keys).capitalize() + ".")
+    return " ".join(parts)
+
+
+def _distinct(side: Sequence[Weighted]) -> tuple[str, ...]:
+    """The TOP_N heaviest claims' texts, one per quoted sentence or figure set (a fact listed once), heaviest first."""
+    out: list[str] = []
+    seen: set[tuple[str, ...]] = set()
+    for w in side:
+        key = w.claim.figure_ids or tuple(f"{s.doc_id}:{s.start}" for s in w.claim.spans) or (w.claim.text,)
+        if key in seen or w.claim.text in out:
+            continue
+        seen.add(key)
+        out.append(w.claim.text)
+        if len(out) == TOP_N:
+            break
+    return tuple(out)
 
 
 def judge(claims: Sequence[DraftClaim], as_of: date) -> Verdict:
@@ -210,7 +283,6 @@ def judge(claims: Sequence[DraftClaim], as_of: date) -> Verdict:
         f"Conviction = (1 − e^(−{b + r:.2f}/{MASS_SCALE})) × (0.5 + 0.5 × decisiveness) = {conv:.3f}.",
     ]
     return Verdict(rating=rating, conviction=conv, score=round(score, 4), bull_weight=round(b, 4),
-                   bear_weight=round(r, 4), winning_side=side, thesis=_thesis(rating, score, bull, bear),
-                   key_risks=tuple(w.claim.text for w in bear[:TOP_N]),
-                   key_catalysts=tuple(w.claim.text for w in bull[:TOP_N]), reasoning=tuple(reasoning),
+                   bear_weight=round(r, 4), winning_side=side, thesis=_thesis(rating, round(score, 4), bull, bear),
+                   key_risks=_distinct(bear), key_catalysts=_distinct(bull), reasoning=tuple(reasoning),
                    weighted=tuple(weighted))

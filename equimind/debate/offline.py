@@ -10,6 +10,7 @@ from. Sentences are split by ``lexicon.text.split_prose_sentences``; instruction
 from __future__ import annotations
 
 import logging
+import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -25,6 +26,7 @@ from equimind.debate import cues as cue_rules
 from equimind.debate import figure_rules
 from equimind.debate.change_claims import change_claims
 from equimind.debate.records import Author, Basis, BasisKind, ClaimKind, DraftClaim, SpanRef, Theme
+from equimind.lexicon.calendar import MONTHS
 from equimind.lexicon.injection import injection_spans
 from equimind.lexicon.lm_lists import Lexicon
 from equimind.lexicon.text import clip, split_prose_sentences
@@ -66,6 +68,7 @@ class Analysis:
     sentence_signals: tuple[SentenceSignal, ...]
     injections: tuple[InjectionHit, ...]
     notes: tuple[str, ...]
+    conflicts: tuple[str, ...] = ()  # sentences read on both sides, and how each was resolved
 
     def case(self, speaker: Speaker) -> tuple[DraftClaim, ...]:
         return self.bull if speaker is Speaker.BULL else self.bear
@@ -120,11 +123,13 @@ class OfflineAnalyst:
             tone_claims: list[DraftClaim] = []
         else:
             tone_claims = self._tone_claims(nodes, flagged)
+        text_claims, conflicts = one_side_per_sentence(merge_periods(text_claims))
+        # a tone claim is the document's shift, its sentence an example: not a reading of that sentence
         claims = text_claims + tone_claims + figure_claims(figures) + change_claims(changes)
         bull = select_case([c for c in claims if c.speaker is Speaker.BULL], self.max_claims_per_side)
         bear = select_case([c for c in claims if c.speaker is Speaker.BEAR], self.max_claims_per_side)
         return Analysis(bull=bull, bear=bear, sentence_signals=tuple(s for s, _ in found),
-                        injections=tuple(injections), notes=tuple(notes))
+                        injections=tuple(injections), notes=tuple(notes), conflicts=tuple(conflicts))
 
     def _injections(self, nodes: Sequence[EvidenceNode]) -> list[InjectionHit]:
         hits: list[InjectionHit] = []
@@ -260,6 +265,74 @@ class OfflineAnalyst:
                            text=f"Rebuts “{shorten(target.text, 120)}” — {best.text}", signal=signal,
                            kind=ClaimKind.REBUTTAL, rebuts=target.id, author=Author.ANALYST)
         return None
+
+
+# ---- one fact, one claim -----------------------------------------------------------------------------------
+
+_PERIOD_WORDS = re.compile(
+    r"\b(?:(?:the\s+)?(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:quarter|half)|"
+    r"(?:three|six|nine|twelve)\s+months(?:\s+ended)?|q[1-4]|year[- ]to[- ]date|"
+    r"(?:" + "|".join(MONTHS) + r"))\b", re.IGNORECASE)
+_NUMBERS = re.compile(r"[$€£]?\d[\d,.]*\s*(?:%|percent\b|(?:million|billion|thousand)\b)?")
+_NON_WORD = re.compile(r"[^a-z#§]+")
+
+
+def period_masked(sentence: str) -> str:
+    """The sentence with its periods ("second quarter", "six months ended", month names) and numbers masked: two
+    sentences that state one line for different periods mask to the same text."""
+    t = _NUMBERS.sub(" # ", _PERIOD_WORDS.sub(" § ", sentence.lower()))
+    return " ".join(_NON_WORD.sub(" ", t).split())
+
+
+def merge_periods(claims: Sequence[DraftClaim]) -> list[DraftClaim]:
+    """One claim per line: claims of the same cue and side over one document whose sentences are the same once
+    periods and numbers are masked (or one masked sentence contains the other: a heading glued to it) become one
+    claim citing every sentence, the strongest (then earliest) first. No threshold: equal or contained, else
+    distinct."""
+    out: list[DraftClaim] = []
+    masks: list[str] = []
+    for c in sorted(claims, key=rank_key):
+        if c.basis is None or c.basis.kind is not BasisKind.CUE or not c.spans:
+            out.append(c)
+            masks.append("")
+            continue
+        m = period_masked(c.spans[0].quote)
+        for i, kept in enumerate(out):
+            same = (kept.basis == c.basis and kept.speaker is c.speaker and masks[i]
+                    and kept.spans[0].doc_id == c.spans[0].doc_id and (m in masks[i] or masks[i] in m))
+            if same:
+                out[i] = replace(kept, spans=(*kept.spans, *c.spans),
+                                 text=f"{kept.text}; for another period: “{shorten(c.spans[0].quote, 120)}”")
+                break
+        else:
+            out.append(c)
+            masks.append(m)
+    return out
+
+
+def one_side_per_sentence(claims: Sequence[DraftClaim]) -> tuple[list[DraftClaim], list[str]]:
+    """A quoted sentence argues one side once. Per sentence and side the strongest claim stays (the same sentence
+    again on its side is the same fact); a sentence that cues fire on for both sides is ambiguous evidence and
+    argues neither (the cue strengths are not evidence of which reading is right: "concentration of revenue … rose
+    to 46 %" fires revenue growth more strongly than concentration). Returns the claims kept and a line per
+    sentence set aside, for the judge's reasoning."""
+    by_span: dict[tuple[str, int, int], list[DraftClaim]] = defaultdict(list)
+    for c in claims:
+        for sp in c.spans:
+            by_span[(sp.doc_id, sp.start, sp.end)].append(c)
+    drop: set[str] = set()
+    notes: list[str] = []
+    for key, group in sorted(by_span.items()):
+        best = {side: min((c for c in group if c.speaker is side), key=rank_key, default=None) for side in Speaker}
+        for c in group:
+            if c is not best[c.speaker]:
+                drop.add(c.id)
+        bull, bear = best[Speaker.BULL], best[Speaker.BEAR]
+        if bull is not None and bear is not None:
+            drop.update((bull.id, bear.id))
+            notes.append(f"Set aside as ambiguous: “{shorten(bull.spans[0].quote, 90)}” ({key[0][:12]}:{key[1]}) "
+                         f"reads as bull ({bull.signal}) and as bear ({bear.signal}); it argues neither side.")
+    return [c for c in claims if c.id not in drop], notes
 
 
 @dataclass(frozen=True)

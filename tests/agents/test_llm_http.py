@@ -149,7 +149,8 @@ def test_happy_path_over_http_counts_tokens(serve, corpus) -> None:  # type: ign
     user = " ".join(str(m["content"]) for m in body["messages"] if m["role"] == "user")
     assert "<evidence>" in user and "Revenue was $46.7 billion" in user
     assert {k.lower(): v for k, v in fake.headers[0].items()}["authorization"] == "Bearer not-needed"
-    assert [d.capability for d in out.degraded] == ["sentiment_lexicon"]
+    # the synthetic figures hold no fundamentals: each required figure is a named missing line
+    assert [d.capability for d in out.degraded if not d.capability.startswith("required.")] == ["sentiment_lexicon"]
     assert any(c.text == "Revenue compounding." for c in out.bull_case)
     assert out.rating == _offline(corpus).rating
 

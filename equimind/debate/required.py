@@ -1,0 +1,72 @@
+"""The figures every research states (issue 32): valuation, revenue and earnings growth, the margins' trend and
+leverage. Each is stated with the figure it rests on, or named as missing with the reason, never silently absent.
+
+A requirement is met by the first of its figure ids that has a value. Valuation is P/E (TTM) while trailing earnings
+are positive; with earnings at or below zero P/E is not meaningful and EV/sales would be the measure, which EquiMind
+does not compute yet, so it is a missing line that says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from equimind.core.research import Figure
+
+
+@dataclass(frozen=True)
+class Requirement:
+    key: str  # "valuation"
+    label: str
+    figures: tuple[tuple[str, str], ...]  # (figure id, how it is stated: "pct" | "x" | "pts")
+
+
+REQUIREMENTS: tuple[Requirement, ...] = (
+    Requirement("valuation", "valuation", (("pe_ttm", "x"),)),
+    Requirement("revenue_growth", "revenue growth", (("revenue_growth_yoy", "pct"), ("revenue_growth_ttm", "pct"))),
+    Requirement("earnings_growth", "earnings growth", (("net_income_growth_yoy", "pct"),
+                                                       ("net_income_growth_ttm", "pct"),
+                                                       ("eps_diluted_growth_ttm", "pct"))),
+    Requirement("margin_trend", "margin trend", (("operating_margin_change_ttm", "pts"),
+                                                 ("gross_margin_change_ttm", "pts"),
+                                                 ("net_margin_change_ttm", "pts"))),
+    Requirement("leverage", "leverage", (("debt_to_equity", "x"),)),
+)
+
+
+@dataclass(frozen=True)
+class RequiredCheck:
+    stated: tuple[str, ...]  # "valuation: P/E (TTM) 53.2 [figure pe_ttm]"
+    missing: tuple[tuple[str, str], ...]  # (capability, reason)
+
+
+def _fmt(value: float, how: str) -> str:
+    if how == "pct":
+        return f"{value:+.1%}"
+    if how == "pts":
+        return f"{value * 100:+.1f} points of revenue"
+    return f"{value:.2f}"
+
+
+def check_required(figures: Sequence[Figure]) -> RequiredCheck:
+    by_id = {f.id: f for f in figures}
+    stated: list[str] = []
+    missing: list[tuple[str, str]] = []
+    for req in REQUIREMENTS:
+        hit = next(((by_id[i], how) for i, how in req.figures if i in by_id and by_id[i].value is not None), None)
+        if hit is not None:
+            fig, how = hit
+            stated.append(f"{req.label}: {fig.name} {_fmt(float(fig.value or 0.0), how)} [figure {fig.id}]")
+            continue
+        present = [by_id[i] for i, _ in req.figures if i in by_id]
+        notes = "; ".join(str(f.provenance.get("note")) for f in present if f.provenance.get("note"))
+        if req.key == "valuation" and present:
+            reason = (f"P/E not meaningful ({notes or 'trailing earnings <= 0'}); EV/sales, the measure for "
+                      "loss-making companies, is not computed yet")
+        elif present:
+            reason = f"{', '.join(f.id for f in present)} computed without a value ({notes or 'no value'})"
+        else:
+            reason = (f"none of {', '.join(i for i, _ in req.figures)} could be computed: see the fundamentals "
+                      "lines (no XBRL facts or too few periods)")
+        missing.append((f"required.{req.key}", reason))
+    return RequiredCheck(tuple(stated), tuple(missing))

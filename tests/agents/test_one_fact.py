@@ -1,0 +1,102 @@
+"""One fact, one claim (issue 32): a line stated for two periods is one claim citing both; a sentence argues one
+side at most; the thesis weighs both sides and cites every point; the judge's risk and catalyst lists hold a fact once.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from equimind.core.research import Figure, Rating, Speaker
+from equimind.debate.judge import judge
+from equimind.debate.offline import merge_periods, one_side_per_sentence, period_masked
+from equimind.debate.records import Basis, BasisKind, DraftClaim, SpanRef, Theme
+from equimind.debate.required import check_required
+
+Q2 = ("Direct Customers – For the second quarter of fiscal year 2026, sales to one direct customer, Customer A, "
+      "represented 23% of total revenue; and sales to a second direct customer, Customer B, represented 16% of total "
+      "revenue.")
+H1 = ("For the first half of fiscal year 2026, sales to one direct customer, Customer A, represented 20% of total "
+      "revenue; and sales to a second direct customer, Customer B, represented 15% of total revenue.")
+OTHER = "Sales to customers in China declined as export licences were not granted."
+
+
+def _claim(cid: str, side: Speaker, quote: str, start: int, *, cue: str = "customer_concentration",
+           strength: float = 0.5, theme: Theme = Theme.CONCENTRATION, doc: str = "d1") -> DraftClaim:
+    return DraftClaim(id=cid, speaker=side, text=f"{cue}: “{quote}”", theme=theme, strength=strength,
+                      signal=f"cue:{cue}", spans=(SpanRef(doc, start, start + len(quote), quote),),
+                      evidence_date=date(2025, 8, 27), basis=Basis(BasisKind.CUE, cue))
+
+
+def test_period_masking_equates_one_line_for_two_periods() -> None:
+    assert period_masked("Revenue was $46.7 billion in the three months ended July 27, 2025") == period_masked(
+        "Revenue was $90.8 billion in the six months ended July 27, 2025")
+    assert period_masked(Q2) != period_masked(H1)  # the glued heading: containment, not equality, joins them
+    assert period_masked(H1) in period_masked(Q2)
+    assert period_masked(OTHER) not in period_masked(Q2)
+
+
+def test_two_periods_of_one_line_become_one_claim_citing_both() -> None:
+    merged = merge_periods([_claim("a", Speaker.BEAR, Q2, 100), _claim("b", Speaker.BEAR, H1, 400),
+                            _claim("c", Speaker.BEAR, OTHER, 900, cue="china")])
+    assert len(merged) == 2
+    both = next(c for c in merged if c.id == "a")
+    assert [s.start for s in both.spans] == [100, 400] and "for another period" in both.text
+    # another document, or another cue, is another fact
+    assert len(merge_periods([_claim("a", Speaker.BEAR, Q2, 100), _claim("b", Speaker.BEAR, H1, 400, doc="d2")])) == 2
+    assert len(merge_periods([_claim("a", Speaker.BEAR, Q2, 100), _claim("b", Speaker.BEAR, H1, 400, cue="x")])) == 2
+
+
+def test_a_sentence_read_both_ways_argues_neither_side_and_is_said() -> None:
+    kept, notes = one_side_per_sentence([
+        _claim("bull", Speaker.BULL, OTHER, 0, cue="margin_expansion", strength=0.5, theme=Theme.PROFITABILITY),
+        _claim("bear", Speaker.BEAR, OTHER, 0, cue="trade_tariffs", strength=0.45, theme=Theme.REGULATION),
+        _claim("bear2", Speaker.BEAR, Q2, 200)])
+    assert [c.id for c in kept] == ["bear2"]
+    assert len(notes) == 1 and "argues neither side" in notes[0] and "margin_expansion" in notes[0]
+
+
+def test_the_same_sentence_twice_on_one_side_is_kept_once() -> None:
+    kept, notes = one_side_per_sentence([_claim("x", Speaker.BEAR, OTHER, 0, cue="china", strength=0.45),
+                                         _claim("y", Speaker.BEAR, OTHER, 0, cue="trade_tariffs", strength=0.5)])
+    assert [c.id for c in kept] == ["y"] and notes == []
+
+
+def test_the_thesis_weighs_both_sides_and_cites_every_point() -> None:
+    claims = [_claim("b1", Speaker.BULL, "Revenue was up 56% from a year ago.", 0, cue="revenue_up", strength=0.6,
+                     theme=Theme.GROWTH),
+              _claim("b2", Speaker.BULL, "Operating income rose 53% on higher sales.", 50, cue="earnings_up",
+                     strength=0.5, theme=Theme.PROFITABILITY),
+              _claim("r1", Speaker.BEAR, Q2, 300)]
+    v = judge(claims, date(2025, 9, 30))
+    assert v.rating in (Rating.BUY, Rating.STRONG_BUY)
+    t = v.thesis
+    assert t.startswith("Bull case prevails: S = ") and "Bear: (1)" in t and "The bear case lost: its 1 claim(s)" in t
+    assert "d1:0-" in t and "d1:300-" in t  # each point names the span it rests on
+    # every number in the thesis is a claim's (cited next to it) or the rule's own S, B, R, thresholds and weights
+    rule_numbers = {f"{v.score:+.2f}", f"{v.bull_weight:.2f}", f"{v.bear_weight:.2f}", "+0.15"}
+    claim_text = " ".join(c.text for c in claims)
+    for n in re.findall(r"[+−-]?\d+(?:\.\d+)?%?", t):
+        assert (n in rule_numbers or n.lstrip("+−-") in claim_text or "weight " + n in t
+                or n in ("1", "2", "3") or re.search(rf"d1:\d*{re.escape(n)}", t)), n
+    assert len(v.key_risks) == 1 and len(v.key_catalysts) == 2
+
+
+def _fig(fid: str, value: float | None, note: str = "") -> Figure:
+    return Figure(id=fid, name=fid.replace("_", " "), value=value, unit="ratio", as_of=date(2025, 8, 27), formula="",
+                  provenance={"note": note} if note else {})
+
+
+def test_required_figures_are_stated_or_named_missing_with_the_reason() -> None:
+    full = [_fig("pe_ttm", 53.16), _fig("revenue_growth_yoy", 0.556), _fig("net_income_growth_yoy", 0.592),
+            _fig("operating_margin_change_ttm", -0.012), _fig("debt_to_equity", 0.0845)]
+    got = check_required(full)
+    assert got.missing == ()
+    assert got.stated[0] == "valuation: pe ttm 53.16 [figure pe_ttm]"
+    assert "margin trend: operating margin change ttm -1.2 points of revenue" in got.stated[3]
+    loss = check_required([_fig("pe_ttm", None, "TTM EPS <= 0: P/E not meaningful"), _fig("revenue_growth_ttm", 0.1)])
+    missing = dict(loss.missing)
+    assert "EV/sales" in missing["required.valuation"] and "TTM EPS <= 0" in missing["required.valuation"]
+    assert set(missing) == {"required.valuation", "required.earnings_growth", "required.margin_trend",
+                            "required.leverage"}
+    assert "see the fundamentals lines" in missing["required.leverage"]
