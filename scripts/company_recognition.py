@@ -46,7 +46,7 @@ def main() -> None:
         sys.modules[spec.name] = module  # dataclasses read their module while the class is made
         spec.loader.exec_module(module)
         facts = [module.DocFacts(d["doc_name"], d["company"], None, int(d["doc_period"])) for d in docs]
-        n, missed = _count(module.QueryFilterParser(facts), questions)
+        n, _missed = _count(module.QueryFilterParser(facts), questions)
         print(json.dumps({"filters": str(args.filters), "names": n, "questions": len(questions)}))
         return
     from equimind.query.company_identity import registrant_tickers

@@ -60,6 +60,7 @@ LAZY_LIBRARIES: frozenset[str] = frozenset({
     "torch", "transformers", "sentence_transformers", "onnxruntime", "optimum", "chromadb", "bm25s", "edgar",
     "yfinance", "pandas", "scipy", "matplotlib", "pypdf", "pydantic_ai", "requests", "uvicorn", "fastapi", "mcp",
     "httpx", "httpx2", "numpy", "pydantic", "rich", "psycopg", "psycopg_pool", "openai", "anthropic",
+    "sklearn",  # ~1.1 s (sklearn.linear_model): only training the claim model needs it, never a research run
     # cheap alone (~0.05 s), but kept out of `import equimind.app.services` and `equimind --help`, which load no
     # model library (tests/retrieval/test_embed_onnx.py, tests/retrieval/test_hub.py)
     "tokenizers", "huggingface_hub",

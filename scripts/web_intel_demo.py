@@ -40,7 +40,8 @@ WORLD_BANK = {"NY.GDP.MKTP.KD.ZG": {"US": 2.8, "SG": 4.4}, "FP.CPI.TOTL.ZG": {"U
 
 
 def _jobs(n: int, published: str, first_id: int) -> list[dict[str, object]]:
-    return [greenhouse_job(first_id + i, TITLES[i % 4], department=("Engineering", "Sales", "Hardware", "People")[i % 4],
+    functions = ("Engineering", "Sales", "Hardware", "People")
+    return [greenhouse_job(first_id + i, TITLES[i % 4], department=functions[i % 4],
                            location=("Santa Clara, CA", "Taipei", "Remote")[i % 3], first_published=published)
             for i in range(n)]
 

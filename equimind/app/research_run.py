@@ -107,7 +107,8 @@ class ResearchRun:
         return Concluder(
             compressor=ContextCompressor.from_settings(self.settings, s.tokenizer),
             answerability=AnswerabilityCheck(s.docstore, s.answerability_terms),
-            debate=lambda: DebateEngine.from_settings(self.settings, s.docstore, api_key=s.llm_api_key()),
+            debate=lambda: DebateEngine.from_settings(self.settings, s.docstore, api_key=s.llm_api_key(),
+                                                      embedder=s.embedder),
             memory=s.memory, provider=self.settings.provider, emit=self.emit, answerer=s.answerer,
             rescope=s.question_parser.rescope, changes=lambda t, d: stored_changes(s, t, d))
 

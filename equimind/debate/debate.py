@@ -23,10 +23,12 @@ from equimind.core.citations import CitationVerifier, TextLookup
 from equimind.core.config import Settings
 from equimind.core.degraded import Degradation
 from equimind.core.errors import ConfigError, NotFoundError, ParseError
+from equimind.core.protocols import Embedder
 from equimind.core.research import Claim, Figure, JudgeSynthesis, Rating, Speaker
 from equimind.core.search import EvidenceNode
 from equimind.core.timeguard import split_by_as_of
 from equimind.debate import judge as rule
+from equimind.debate.claim_model import ClaimJudge, claim_judge_for
 from equimind.debate.llm_analyst import LLMAnalyst
 from equimind.debate.offline import OfflineAnalyst
 from equimind.debate.records import ClaimKind, DraftClaim
@@ -73,7 +75,8 @@ class DebateEngine:
 
     def __init__(self, settings: Settings, llm: LLMAnalyst | None, text_lookup: TextLookup, *,
                  lexicon: Lexicon | None = None, max_claims_per_side: int = 8, strict: bool = False,
-                 lexicon_note: str | None = None) -> None:
+                 lexicon_note: str | None = None, claim_judge: ClaimJudge | None = None,
+                 claim_judge_note: str | None = None) -> None:
         if not 0 <= settings.debate_rounds <= MAX_ROUNDS:
             raise ConfigError(f"debate_rounds must be between 0 and {MAX_ROUNDS} (EQUIMIND_DEBATE_ROUNDS); "
                               f"got {settings.debate_rounds}")
@@ -86,19 +89,24 @@ class DebateEngine:
         self._lookup = text_lookup
         self._max_claims = max_claims_per_side
         self._lexicon_note = lexicon_note
+        self._claim_judge, self._claim_judge_note = claim_judge, claim_judge_note
 
     @classmethod
     def from_settings(cls, settings: Settings, text_lookup: TextLookup, *, api_key: str | None,
-                      provider: str | None = None, model: str | None = None, strict: bool = False) -> DebateEngine:
+                      provider: str | None = None, model: str | None = None, strict: bool = False,
+                      embedder: Embedder | None = None) -> DebateEngine:
         """The entrypoint's one call: the LLM analyst for ``provider`` (None for offline; ConfigError naming the
-        variable when a key is missing) and the LM lexicon from ``settings.corpus_dir / "sentiment"`` (when absent,
-        tone signals are off and every outcome says why in ``degraded``)."""
+        variable when a key is missing), the LM lexicon from ``settings.corpus_dir / "sentiment"`` (when absent,
+        tone signals are off and every outcome says why in ``degraded``) and the claim classifier over ``embedder``
+        (off, and said in ``degraded``, when the embedder is not the one it was trained for)."""
         llm = LLMAnalyst.from_settings(settings, api_key=api_key, provider=provider, model=model)
         try:
             lexicon, note = load_lexicon(settings.corpus_dir / "sentiment"), None
         except (NotFoundError, ParseError) as exc:
             lexicon, note = None, str(exc)
-        return cls(settings, llm, text_lookup, lexicon=lexicon, strict=strict, lexicon_note=note)
+        judge, judge_note = claim_judge_for(embedder)
+        return cls(settings, llm, text_lookup, lexicon=lexicon, strict=strict, lexicon_note=note,
+                   claim_judge=judge, claim_judge_note=judge_note)
 
     def run(self, ticker: str, question: str, as_of: date, evidence: Sequence[EvidenceNode],
             figures: Sequence[Figure], changes: ChangeReport | None = None) -> DebateOutcome:
@@ -116,7 +124,8 @@ class DebateEngine:
                    figures: Sequence[Figure], changes: ChangeReport | None = None) -> DebateOutcome:
         verifier = CitationVerifier(self._lookup)
         analyst = OfflineAnalyst(self.lexicon, max_claims_per_side=self._max_claims,
-                                  prior_normalised=lambda d: verifier.normalised(d).text)
+                                  prior_normalised=lambda d: verifier.normalised(d).text,
+                                  claim_judge=self._claim_judge)
         ev, late_ev = split_by_as_of(evidence, as_of)
         figs, late_figs = split_by_as_of(figures, as_of)
         if changes is not None and changes.new.filed_at is not None and changes.new.filed_at > as_of:
@@ -133,6 +142,9 @@ class DebateEngine:
             state.degrade("as_of", f"{len(late_ev)} evidence node(s) and {len(late_figs)} figure(s) dated after "
                                    f"{as_of} were excluded")
         self._note_analysis(state)
+        if self._claim_judge_note:
+            state.degrade("claim_classifier", f"off: {self._claim_judge_note}; the cue table alone picks the "
+                          "sentences argued (its bull claims were right 0.45 of the time on the labelled set)")
         for capability, reason in check_required(figs).missing:
             state.degrade(capability, reason)
         if not ev and not figs:
@@ -201,6 +213,8 @@ class DebateEngine:
 
     def _hashes(self) -> dict[str, str]:
         hashes = {f"offline-rules@v{rule.RULES_VERSION}": rule.rules_fingerprint()}
+        if self._claim_judge is not None:
+            hashes["claim-model"] = self._claim_judge.digest
         if self.llm is not None:
             hashes.update(self.llm.prompt_hashes)
         return hashes

@@ -65,9 +65,9 @@ FIGURE_RULES: tuple[FigureRule, ...] = (
     _r("net_margin", BEAR, None, 0.0, 0.6, _PR, "The company is loss-making (net margin {value:.1%})", _F),
     # the margin's trend: a change of three points of revenue on a year earlier (stated, not fitted; ADR 0019)
     _r("operating_margin_change_ttm", BULL, 0.03, None, 0.4, _PR,
-       "Operating margin (TTM) widened by {value:+.1%} of revenue on a year earlier", _F),
+       "Operating margin (TTM) widened: {value:+.1%} of revenue on a year earlier", _F),
     _r("operating_margin_change_ttm", BEAR, None, -0.03, 0.5, _PR,
-       "Operating margin (TTM) narrowed by {value:+.1%} of revenue on a year earlier", _F),
+       "Operating margin (TTM) narrowed: {value:+.1%} of revenue on a year earlier", _F),
     _r("roe", BULL, 0.20, None, 0.4, _PR, "Return on equity is {value:.1%}", _F),
     _r("roe", BEAR, None, 0.05, 0.4, _PR, "Return on equity is only {value:.1%}", _F),
     _r("roa", BULL, 0.10, None, 0.3, _PR, "Return on assets is {value:.1%}", _F),

@@ -25,6 +25,7 @@ from equimind.core.search import EvidenceNode
 from equimind.debate import cues as cue_rules
 from equimind.debate import figure_rules
 from equimind.debate.change_claims import change_claims
+from equimind.debate.claim_model import NEUTRAL_VETO, ClaimJudge
 from equimind.debate.records import Author, Basis, BasisKind, ClaimKind, DraftClaim, SpanRef, Theme
 from equimind.lexicon.calendar import MONTHS
 from equimind.lexicon.injection import injection_spans
@@ -101,12 +102,14 @@ class OfflineAnalyst:
     """Builds bull and bear claims from text cues, tone shifts and figure rules; rebuts on shared themes."""
 
     def __init__(self, lexicon: Lexicon | None, *, max_claims_per_side: int = 8,
-                 prior_normalised: Callable[[str], str] | None = None) -> None:
+                 prior_normalised: Callable[[str], str] | None = None,
+                 claim_judge: ClaimJudge | None = None) -> None:
         if max_claims_per_side < 1:
             raise ValueError("max_claims_per_side must be at least 1")
         self.lexicon = lexicon
         self.max_claims_per_side = max_claims_per_side
         self._prior_normalised = prior_normalised
+        self.claim_judge = claim_judge
 
     # ---- openings -------------------------------------------------------------------------------------------
 
@@ -123,13 +126,30 @@ class OfflineAnalyst:
             tone_claims: list[DraftClaim] = []
         else:
             tone_claims = self._tone_claims(nodes, flagged)
+        text_claims, vetoed = self._neutral_veto(text_claims)
         text_claims, conflicts = one_side_per_sentence(merge_periods(text_claims))
+        conflicts = vetoed + conflicts
         # a tone claim is the document's shift, its sentence an example: not a reading of that sentence
         claims = text_claims + tone_claims + figure_claims(figures) + change_claims(changes)
         bull = select_case([c for c in claims if c.speaker is Speaker.BULL], self.max_claims_per_side)
         bear = select_case([c for c in claims if c.speaker is Speaker.BEAR], self.max_claims_per_side)
         return Analysis(bull=bull, bear=bear, sentence_signals=tuple(s for s, _ in found),
                         injections=tuple(injections), notes=tuple(notes), conflicts=tuple(conflicts))
+
+    def _neutral_veto(self, claims: list[DraftClaim]) -> tuple[list[DraftClaim], list[str]]:
+        """Cue claims whose sentence the claim classifier reads as neutral (p >= NEUTRAL_VETO) are set aside, with
+        one line saying how many and which (ADR 0019). No classifier: every cue claim stands."""
+        if self.claim_judge is None or not claims:
+            return claims, []
+        p = self.claim_judge.neutral([c.spans[0].quote for c in claims])
+        kept = [c for c, q in zip(claims, p, strict=True) if q < NEUTRAL_VETO]
+        out = [(c, q) for c, q in zip(claims, p, strict=True) if q >= NEUTRAL_VETO]
+        if not out:
+            return kept, []
+        out.sort(key=lambda cq: (-cq[1], cq[0].id))
+        eg = "; ".join(f"“{shorten(c.spans[0].quote, 70)}” ({c.signal}, p {q:.2f})" for c, q in out[:3])
+        return kept, [f"Set aside {len(out)} cue sentence(s) the claim classifier reads as neutral text "
+                      f"(p(neutral) ≥ {NEUTRAL_VETO}): {eg}."]
 
     def _injections(self, nodes: Sequence[EvidenceNode]) -> list[InjectionHit]:
         hits: list[InjectionHit] = []
@@ -284,11 +304,24 @@ def period_masked(sentence: str) -> str:
     return " ".join(_NON_WORD.sub(" ", t).split())
 
 
+_HEAD_WORDS = 3  # a line's name before its period: "automotive sales revenue decreased # or # in the §"
+
+
+def _same_line_head(a: str, b: str) -> bool:
+    """Both sentences name the same line and move before their first period mention ("Automotive sales revenue
+    decreased $2.74 billion, or 15%, in the three months …" / "… $6.28 billion, or 18%, in the six months …"):
+    equal masked text up to the first period, at least _HEAD_WORDS words of it."""
+    if "§" not in a or "§" not in b:
+        return False
+    ha, hb = a.split("§", 1)[0].split(), b.split("§", 1)[0].split()
+    return ha == hb and len([w for w in ha if w != "#"]) >= _HEAD_WORDS
+
+
 def merge_periods(claims: Sequence[DraftClaim]) -> list[DraftClaim]:
     """One claim per line: claims of the same cue and side over one document whose sentences are the same once
-    periods and numbers are masked (or one masked sentence contains the other: a heading glued to it) become one
-    claim citing every sentence, the strongest (then earliest) first. No threshold: equal or contained, else
-    distinct."""
+    periods and numbers are masked (or one masked sentence contains the other: a heading glued to it; or both open
+    with the same line and movement before naming their period) become one claim citing every sentence, the
+    strongest (then earliest) first."""
     out: list[DraftClaim] = []
     masks: list[str] = []
     for c in sorted(claims, key=rank_key):
@@ -299,7 +332,8 @@ def merge_periods(claims: Sequence[DraftClaim]) -> list[DraftClaim]:
         m = period_masked(c.spans[0].quote)
         for i, kept in enumerate(out):
             same = (kept.basis == c.basis and kept.speaker is c.speaker and masks[i]
-                    and kept.spans[0].doc_id == c.spans[0].doc_id and (m in masks[i] or masks[i] in m))
+                    and kept.spans[0].doc_id == c.spans[0].doc_id
+                    and (m in masks[i] or masks[i] in m or _same_line_head(m, masks[i])))
             if same:
                 out[i] = replace(kept, spans=(*kept.spans, *c.spans),
                                  text=f"{kept.text}; for another period: “{shorten(c.spans[0].quote, 120)}”")

@@ -84,7 +84,9 @@ SUBJECT_REFERENTS = frozenset({"company", "firm", "corporation", "stock", "stock
 # Words that frame a decision ask rather than name its topic ("a good long-term investment at this price").
 DECISION_FRAME = (ADVICE_WORDS | DECISION_VERBS | PERSONAL | DECISION_NOUNS | JUDGEMENT_ADJECTIVES
                   | SUBJECT_REFERENTS
-                  | frozenset({"long", "term", "near", "medium", "horizon", "price", "own", "owning", "worth"}))
+                  | frozenset({"long", "term", "near", "medium", "horizon", "price", "own", "owning", "worth",
+                               # the decision verbs' other forms ("Would you recommend buying it?")
+                               "buying", "selling", "holding", "investing", "shorting", "bought", "sold"}))
 ARTICLES = frozenset({"a", "an"})
 # Coordination that makes a second company a co-subject ("Apple and Netflix", "AWS or NVIDIA's", "Compare ...": a
 # comparison word of lexicon.questions.COMPARE_WORDS).

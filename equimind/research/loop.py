@@ -21,6 +21,8 @@ from equimind.core.search import EvidenceNode, SearchHit, SearchResult
 from equimind.core.timeguard import as_of_filter, filter_dated
 from equimind.ingest.first_answer import CAPABILITY as DEFERRED
 from equimind.lexicon.aspects import CORE_ASPECTS
+from equimind.lexicon.text import question_words
+from equimind.query.analysis import AskKind
 from equimind.query.parsed import ParsedQuestion
 from equimind.query.shape import ShapedQuery
 from equimind.research.critic import CriticVerdict, RAGCriticAgent
@@ -47,6 +49,19 @@ def evidence_node(hit: SearchHit, query: str, doc_sha: Callable[[str], str]) -> 
         page_start=hit.page_start, page_end=hit.page_end, queries=(query,))
 
 
+# What a decision ask with no topic ("Should I buy NVIDIA?", "NVDA: buy or sell?") is researched as: its words name
+# no subject beyond the company (the search is filtered to it), so every such paraphrase reads the same evidence
+# and reaches the same rating. A decision ask with a topic ("Is data-center growth sustainable?") keeps its words.
+DECISION_RESEARCH_TEXT = "Should I invest in this company?"
+
+
+def research_text(question: ParsedQuestion) -> str:
+    """The text the loop searches, criticises and rewrites: the question, or for a decision ask without a topic
+    the one text every paraphrase of it shares."""
+    ask = question.ask
+    return DECISION_RESEARCH_TEXT if ask.kind is AskKind.DECISION and not ask.topic else question.text
+
+
 class ResearchLoop:
     """Not reusable: one instance per research call (it fills the run's state)."""
 
@@ -54,7 +69,8 @@ class ResearchLoop:
                  critic: RAGCriticAgent, rewriter: QueryRewriter, fetcher: Fetcher, docstore: DocStore,
                  state: RunState, emit: Emitter, doc_sha: Callable[[str], str]) -> None:
         self.parsed = question
-        self.question, self.ticker, self.as_of = question.text, question.ticker, question.as_of
+        self.question, self.ticker, self.as_of = research_text(question), question.ticker, question.as_of
+        self.words = question_words(self.question) if self.question != question.text else question.words
         self.max_iterations = max_iterations
         self._search_fn, self.critic, self.rewriter, self.fetcher = search, critic, rewriter, fetcher
         self.docstore, self.state, self.emit, self._doc_sha = docstore, state, emit, doc_sha
@@ -93,7 +109,7 @@ class ResearchLoop:
         t0 = time.perf_counter()
         loop_nodes, self.state.nodes = self.state.nodes, {}
         res = self.rewriter.run(self.question, list(CORE_ASPECTS), ticker=self.ticker, company=self.state.company,
-                                as_of=self.as_of, base_filter=self.base_filter(), words=self.parsed.words)
+                                as_of=self.as_of, base_filter=self.base_filter(), words=self.words)
         entry = IterationLog(iteration=0)
         self.search(0, [(self.question, None)] + [(q.text, q.filters) for q in res.queries], entry, emit=False)
         final, self.state.nodes = self.state.nodes, loop_nodes
@@ -148,7 +164,7 @@ class ResearchLoop:
         nodes = filter_dated(list(self.state.nodes.values()), self.as_of)
         exclude = [self.ticker, *(self.state.company or "").split()]
         verdict = self.critic.run(self.question, nodes, self.as_of, self._available(), exclude_terms=exclude,
-                                  words=self.parsed.words)
+                                  words=self.words)
         entry.critic = verdict.to_log()
         entry.timings_ms["critic"] = self.state.time("critic", t0)
         miss = ", ".join(m.value for m in verdict.missing) or "none"
@@ -180,7 +196,7 @@ class ResearchLoop:
         t0 = time.perf_counter()
         missing = list(verdict.missing) or [a.aspect for a in verdict.aspects]
         res = self.rewriter.run(self.question, missing, ticker=self.ticker, company=self.state.company,
-                                as_of=self.as_of, base_filter=self.base_filter(), words=self.parsed.words)
+                                as_of=self.as_of, base_filter=self.base_filter(), words=self.words)
         queries: list[Query] = [(self.question, None)] + [(q.text, q.filters) for q in res.queries]
         entry.timings_ms["rewrite"] = self.state.time("rewrite", t0)
         self.emit(ResearchStage.REWRITE, f"{len(res.queries)} sub-queries for "

@@ -8,10 +8,12 @@ import re
 from datetime import date
 
 from equimind.core.research import Figure, Rating, Speaker
+from equimind.debate.claim_model import claim_judge_for
 from equimind.debate.judge import judge
-from equimind.debate.offline import merge_periods, one_side_per_sentence, period_masked
+from equimind.debate.offline import OfflineAnalyst, merge_periods, one_side_per_sentence, period_masked
 from equimind.debate.records import Basis, BasisKind, DraftClaim, SpanRef, Theme
 from equimind.debate.required import check_required
+from equimind.embedding.embed import HashEmbedder
 
 Q2 = ("Direct Customers – For the second quarter of fiscal year 2026, sales to one direct customer, Customer A, "
       "represented 23% of total revenue; and sales to a second direct customer, Customer B, represented 16% of total "
@@ -100,3 +102,49 @@ def test_required_figures_are_stated_or_named_missing_with_the_reason() -> None:
     assert set(missing) == {"required.valuation", "required.earnings_growth", "required.margin_trend",
                             "required.leverage"}
     assert "see the fundamentals lines" in missing["required.leverage"]
+
+
+class _NeutralOn:
+    """A stand-in for the shipped claim model's reading: p(neutral) 0.9 for sentences holding ``word``."""
+
+    def __init__(self, word: str) -> None:
+        self.word = word
+        self.seen: list[str] = []
+
+    def neutral(self, texts: list[str]) -> list[float]:
+        self.seen += texts
+        return [0.9 if self.word in t else 0.1 for t in texts]
+
+
+def test_the_classifier_sets_aside_cue_sentences_it_reads_as_neutral(corpus) -> None:  # type: ignore[no-untyped-def]
+    plain = OfflineAnalyst(None).analyse(corpus.evidence, [])
+    quotes = [s.quote for c in plain.bull + plain.bear for s in c.spans]
+    target = next(q for q in quotes if "export" in q.lower())
+    judge = _NeutralOn(target.split()[2])
+    vetoed = OfflineAnalyst(None, claim_judge=judge).analyse(corpus.evidence, [])  # type: ignore[arg-type]
+    kept = [s.quote for c in vetoed.bull + vetoed.bear for s in c.spans]
+    assert target not in kept and len(kept) < len(quotes) and judge.seen
+    assert any(line.startswith("Set aside") and "reads as neutral" in line for line in vetoed.conflicts)
+    # the veto never moves a claim to the other side: every kept claim keeps its cue's side
+    sides = {s.quote: c.speaker for c in plain.bull + plain.bear for s in c.spans}
+    assert all(sides[s.quote] is c.speaker for c in vetoed.bull + vetoed.bear for s in c.spans if s.quote in sides)
+
+
+def test_the_shipped_model_is_off_with_another_embedder_and_says_how_to_turn_it_on() -> None:
+    judge, why = claim_judge_for(HashEmbedder())
+    assert judge is None and why is not None and "all-MiniLM-L6-v2" in why and "EQUIMIND_EMBED_MODEL" in why
+    judge, why = claim_judge_for(None)
+    assert judge is None and why == "no sentence embedder was given to the debate"
+
+
+def test_one_line_with_different_reasons_per_period_is_still_one_claim() -> None:
+    q = ("Automotive sales revenue decreased $2.74 billion, or 15%, in the three months ended June 30, 2025 as "
+         "compared to the three months ended June 30, 2024, primarily due to lower deliveries.")
+    h = ("Automotive sales revenue decreased $6.28 billion, or 18%, in the six months ended June 30, 2025 as "
+         "compared to the six months ended June 30, 2024, primarily due to lower average selling prices and mix.")
+    other = ("Energy generation and storage revenue increased $870 million, or 19%, in the six months ended June 30, "
+             "2025 as compared to the six months ended June 30, 2024.")
+    merged = merge_periods([_claim("a", Speaker.BEAR, q, 0, cue="revenue_down"),
+                            _claim("b", Speaker.BEAR, h, 300, cue="revenue_down"),
+                            _claim("c", Speaker.BEAR, other, 600, cue="revenue_down")])
+    assert [len(c.spans) for c in merged] == [2, 1]

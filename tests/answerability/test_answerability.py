@@ -60,6 +60,9 @@ def test_a_decision_ask_keeps_its_topic_words_apart_from_its_advice_words() -> N
         "data", "center", "growth"]
     assert analyse("Should I buy NVIDIA?", NVDA, STORE).topic == ()
     assert analyse("Is NVIDIA a good long-term investment?", NVDA, STORE).topic == ()
+    # the decision verbs' other forms frame the ask too: no paraphrase of "should I buy" names a topic
+    for q in ("Would you recommend buying NVIDIA stock?", "Is selling NVDA shares wise now?", "NVDA: buy or sell?"):
+        assert analyse(q, NVDA, STORE).topic == (), q
 
 
 def test_company_names_are_masked_before_classifying() -> None:
