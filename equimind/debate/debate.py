@@ -32,7 +32,7 @@ from equimind.debate.claim_model import ClaimJudge, claim_judge_for
 from equimind.debate.llm_analyst import LLMAnalyst
 from equimind.debate.offline import OfflineAnalyst
 from equimind.debate.records import ClaimKind, DraftClaim
-from equimind.debate.required import check_required
+from equimind.debate.required import aspect_coverage, check_required
 from equimind.debate.rounds import LLMRounds, order_claims
 from equimind.debate.state import RunState
 from equimind.debate.verify import ClaimVerifier
@@ -263,4 +263,9 @@ def replace_thesis(synthesis: JudgeSynthesis, thesis: str) -> JudgeSynthesis:
 
 def _required_line(state: RunState) -> list[str]:
     stated = check_required(state.figures).stated
-    return [f"Required figures — {'; '.join(stated)}."] if stated else []
+    docs = sorted({(n.form, n.filed_at.isoformat() if n.filed_at else "undated") for n in state.evidence})
+    read = (f"the {len(state.evidence)} passages read ({', '.join(f'{f} filed {d}' for f, d in docs[:4])}"
+            f"{', …' if len(docs) > 4 else ''}) and {len(state.figures)} figures")
+    themes = [v.draft.theme.value for v in state.pool if v.draft.kind is ClaimKind.OPENING]
+    return ([f"Required figures — {'; '.join(stated)}."] if stated else []) + [
+        f"Aspects — {'; '.join(aspect_coverage(themes, read))}."]

@@ -130,7 +130,7 @@ class OfflineAnalyst:
         text_claims, conflicts = one_side_per_sentence(merge_periods(text_claims))
         conflicts = vetoed + conflicts
         # a tone claim is the document's shift, its sentence an example: not a reading of that sentence
-        claims = text_claims + tone_claims + figure_claims(figures) + change_claims(changes)
+        claims = text_claims + tone_claims + merge_figure_lines(figure_claims(figures)) + change_claims(changes)
         bull = select_case([c for c in claims if c.speaker is Speaker.BULL], self.max_claims_per_side)
         bear = select_case([c for c in claims if c.speaker is Speaker.BEAR], self.max_claims_per_side)
         return Analysis(bull=bull, bear=bear, sentence_signals=tuple(s for s, _ in found),
@@ -460,6 +460,37 @@ def figure_claims(figures: Sequence[Figure]) -> list[DraftClaim]:
                                  strength=rule.strength, signal=signal, figure_ids=ids,
                                  evidence_date=max(dates) if dates else None, basis=Basis(BasisKind.FIGURE, name)))
     return claims
+
+
+# Rule figures that state one line for different periods: argued as one claim citing both (issue 32).
+FIGURE_LINES: dict[str, str] = {"revenue_growth_yoy": "revenue growth", "revenue_growth_ttm": "revenue growth"}
+
+
+def _join_figure_texts(a: str, b: str) -> str:
+    """"X grew 5% (as of D)" + "Y grew 7% (as of D)" -> "X grew 5%; y grew 7% (as of D)"."""
+    head_a, sep, when = a.rpartition(" (as of ")
+    head_b = b.rpartition(" (as of ")[0] or b
+    if not sep:
+        return f"{a}; {b}"
+    return f"{head_a}; {head_b[:1].lower()}{head_b[1:]} (as of {when}"
+
+
+def merge_figure_lines(claims: Sequence[DraftClaim]) -> list[DraftClaim]:
+    """Claims of one side on figures of the same line (FIGURE_LINES) become one claim: the strongest's text, the
+    others' appended, every figure cited, the strongest's strength (one fact does not weigh twice)."""
+    out: list[DraftClaim] = []
+    for c in sorted(claims, key=rank_key):
+        line = FIGURE_LINES.get(c.basis.name) if c.basis is not None and c.basis.kind is BasisKind.FIGURE else None
+        host = next((i for i, k in enumerate(out) if line is not None and k.speaker is c.speaker
+                     and k.basis is not None and FIGURE_LINES.get(k.basis.name) == line), None)
+        if host is None:
+            out.append(c)
+            continue
+        k = out[host]
+        out[host] = replace(k, text=_join_figure_texts(k.text, c.text),
+                            figure_ids=tuple(dict.fromkeys((*k.figure_ids, *c.figure_ids))),
+                            evidence_date=max(filter(None, (k.evidence_date, c.evidence_date)), default=None))
+    return out
 
 
 def _num(v: object) -> float:

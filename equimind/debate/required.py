@@ -70,3 +70,34 @@ def check_required(figures: Sequence[Figure]) -> RequiredCheck:
                       "lines (no XBRL facts or too few periods)")
         missing.append((f"required.{req.key}", reason))
     return RequiredCheck(tuple(stated), tuple(missing))
+
+
+# ---- aspect coverage ------------------------------------------------------------------------------------------
+
+# The aspects every research covers (issue 32), each by the claim themes that argue it. Macro has no theme: no rule
+# argues the macro panel's figures, so a research says so rather than implying it weighed them.
+ASPECT_THEMES: tuple[tuple[str, frozenset[str]], ...] = (
+    ("growth", frozenset({"growth", "demand"})), ("margins", frozenset({"profitability"})),
+    ("valuation", frozenset({"valuation"})), ("balance sheet", frozenset({"leverage"})),
+    ("capital return", frozenset({"capital_return"})), ("concentration", frozenset({"concentration"})),
+    ("regulation and legal", frozenset({"regulation", "legal"})), ("supply", frozenset({"supply"})),
+    ("competition", frozenset({"competition"})), ("guidance", frozenset({"guidance"})), ("macro", frozenset()),
+)
+
+
+def aspect_coverage(themes: Sequence[str], read: str) -> list[str]:
+    """One line per aspect: how many verified claims argue it, or "no evidence found in" what was read (named
+    once, on the first such line)."""
+    lines: list[str] = []
+    for aspect, wanted in ASPECT_THEMES:
+        n = sum(1 for t in themes if t in wanted)
+        if n:
+            lines.append(f"{aspect}: {n} claim(s)")
+        elif aspect == "macro":
+            lines.append("macro: no claim (the macro panel's figures are context: no rule of the analyst argues "
+                         "them)")
+        elif any("no evidence found" in line for line in lines):
+            lines.append(f"{aspect}: no evidence found there either")
+        else:
+            lines.append(f"{aspect}: no evidence found in {read}")
+    return lines

@@ -10,9 +10,16 @@ from datetime import date
 from equimind.core.research import Figure, Rating, Speaker
 from equimind.debate.claim_model import claim_judge_for
 from equimind.debate.judge import judge
-from equimind.debate.offline import OfflineAnalyst, merge_periods, one_side_per_sentence, period_masked
+from equimind.debate.offline import (
+    OfflineAnalyst,
+    figure_claims,
+    merge_figure_lines,
+    merge_periods,
+    one_side_per_sentence,
+    period_masked,
+)
 from equimind.debate.records import Basis, BasisKind, DraftClaim, SpanRef, Theme
-from equimind.debate.required import check_required
+from equimind.debate.required import aspect_coverage, check_required
 from equimind.embedding.embed import HashEmbedder
 
 Q2 = ("Direct Customers – For the second quarter of fiscal year 2026, sales to one direct customer, Customer A, "
@@ -148,3 +155,22 @@ def test_one_line_with_different_reasons_per_period_is_still_one_claim() -> None
                             _claim("b", Speaker.BEAR, h, 300, cue="revenue_down"),
                             _claim("c", Speaker.BEAR, other, 600, cue="revenue_down")])
     assert [len(c.spans) for c in merged] == [2, 1]
+
+
+def test_growth_of_one_line_over_two_periods_is_one_figure_claim() -> None:
+    figs = [Figure(id=i, name=i, value=v, unit="ratio", as_of=date(2025, 8, 27), formula="")
+            for i, v in (("revenue_growth_yoy", 0.556), ("revenue_growth_ttm", 0.716), ("pe_ttm", 53.2))]
+    merged = merge_figure_lines(figure_claims(figs))
+    revenue = [c for c in merged if "revenue_growth_yoy" in c.figure_ids]
+    assert len(revenue) == 1 and revenue[0].figure_ids == ("revenue_growth_yoy", "revenue_growth_ttm")
+    assert revenue[0].text == ("Revenue grew 55.6% year over year; trailing-twelve-month revenue grew 71.6% "
+                               "(as of 2025-08-27)")
+    assert revenue[0].strength == 0.8 and len(merged) == 2
+
+
+def test_every_aspect_is_a_claim_count_or_says_where_no_evidence_was_found() -> None:
+    lines = aspect_coverage(["growth", "demand", "valuation", "regulation", "legal"], "the 3 passages read")
+    assert lines[0] == "growth: 2 claim(s)" and "regulation and legal: 2 claim(s)" in lines
+    assert "margins: no evidence found in the 3 passages read" in lines
+    assert "supply: no evidence found there either" in lines
+    assert lines[-1].startswith("macro: no claim") and len(lines) == 11
