@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
@@ -41,7 +42,7 @@ def recommendation(rec: Recommendation) -> None:
     else:
         style = _RATING_STYLE.get(rec.rating.value, "bold")
         head = (f"[{style}]{rec.rating.value}[/{style}]  conviction {rec.conviction:.2f}  "
-                f"provider {rec.provider}\n\n{rec.thesis}")
+                f"provider {rec.provider}\n\n{escape(rec.thesis)}")
         console.print(Panel(head, title=f"{rec.ticker} as of {rec.as_of}: {rec.question}"))
         if rec.since is not None:  # the rating ledger: what changed since the previous rated run
             render_ledger.since(rec.since)
@@ -53,7 +54,7 @@ def recommendation(rec: Recommendation) -> None:
     if notes:
         console.print("[bold]Cited sources[/bold]")
         for line in notes:
-            console.print(line)
+            console.print(escape(line))
     _degraded(rec)
 
 
@@ -79,16 +80,18 @@ def _claim(c: Claim, notes: list[str]) -> str:
                      f"\"{' '.join(cit.quote.split())[:300]}\"")
         marks.append(f"[{len(notes)}]")
     marks += [f"(fig: {f})" for f in c.figure_ids]
-    return f"{c.text} {' '.join(marks)} [dim](strength {c.strength:.2f})[/dim]"
+    return f"{escape(c.text)} {escape(' '.join(marks))} [dim](strength {c.strength:.2f})[/dim]"
 
 
 def _judge(rec: Recommendation) -> None:
     j = rec.judge
     if j is None:
         return
-    body = [f"winning side: {j.winning_side.value if j.winning_side else 'none'}", f"thesis: {j.winning_thesis}"]
-    body += [f"risk: {r}" for r in j.key_risks] + [f"catalyst: {c}" for c in j.key_catalysts]
-    body += [f"[dim]· {r}[/dim]" for r in j.reasoning]
+    # filing text and the thesis's citation markers ("[figure pe_ttm]") are text, never Rich markup
+    body = [f"winning side: {j.winning_side.value if j.winning_side else 'none'}",
+            f"thesis: {escape(j.winning_thesis)}"]
+    body += [f"risk: {escape(r)}" for r in j.key_risks] + [f"catalyst: {escape(c)}" for c in j.key_catalysts]
+    body += [f"[dim]· {escape(r)}[/dim]" for r in j.reasoning]
     console.print(Panel("\n".join(body), title="Judge"))
 
 

@@ -79,3 +79,23 @@ def test_report_command_writes_html_and_pdf_and_the_api_serves_it(tmp_path: Path
         assert got.status_code == 200 and got.headers["content-type"].startswith("text/html")
         assert "Data center growth" in got.text and "data:image/png;base64," in got.text
         assert client.get("/api/v1/report/999").status_code == 404
+
+
+def test_the_terminal_prints_thesis_markers_and_filing_text_literally() -> None:
+    from rich.console import Console
+
+    from equimind.interfaces.cli import render, render_report
+
+    rec = _rec().model_copy(update={"thesis": "Bull (1) Revenue grew 55.6% [figure revenue_growth_yoy] [bold]x[/bold]"})
+    rec = rec.model_copy(update={"bear_case": [Claim(speaker=Speaker.BEAR, text="Quote “[red]flagged[/red]”",
+                                                     strength=0.4)]})
+    out = Console(record=True, width=200)
+    saved = render_report.console
+    render_report.console = out
+    try:
+        render_report.recommendation(rec)
+    finally:
+        render_report.console = saved
+    text = out.export_text()
+    assert "[figure revenue_growth_yoy]" in text and "[bold]x[/bold]" in text and "[red]flagged[/red]" in text
+    assert render.console is not out
