@@ -290,8 +290,8 @@ class OfflineAnalyst:
 # ---- one fact, one claim -----------------------------------------------------------------------------------
 
 _PERIOD_WORDS = re.compile(
-    r"\b(?:(?:the\s+)?(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:quarter|half)|"
-    r"(?:three|six|nine|twelve)\s+months(?:\s+ended)?|q[1-4]|year[- ]to[- ]date|"
+    r"\b(?:the\s+)?(?:(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:quarter|half)|"
+    r"(?:(?:first|last)\s+)?(?:three|six|nine|twelve)\s+months(?:\s+ended)?|q[1-4]|year[- ]to[- ]date|"
     r"(?:" + "|".join(MONTHS) + r"))\b", re.IGNORECASE)
 _NUMBERS = re.compile(r"[$€£]?\d[\d,.]*\s*(?:%|percent\b|(?:million|billion|thousand)\b)?")
 _NON_WORD = re.compile(r"[^a-z#§]+")
@@ -304,43 +304,51 @@ def period_masked(sentence: str) -> str:
     return " ".join(_NON_WORD.sub(" ", t).split())
 
 
-_HEAD_WORDS = 3  # a line's name before its period: "automotive sales revenue decreased # or # in the §"
+_SAME_LINE_PREFIX = 8  # words two masked sentences share from their start, a period mention among them (stated)
+_HEADING = re.compile(r"^[^.;:–—\n]{1,60}?\s[–—:]\s+(?=[A-Z])")  # "Direct Customers – For the second quarter …"
 
 
-def _same_line_head(a: str, b: str) -> bool:
-    """Both sentences name the same line and move before their first period mention ("Automotive sales revenue
-    decreased $2.74 billion, or 15%, in the three months …" / "… $6.28 billion, or 18%, in the six months …"):
-    equal masked text up to the first period, at least _HEAD_WORDS words of it."""
-    if "§" not in a or "§" not in b:
-        return False
-    ha, hb = a.split("§", 1)[0].split(), b.split("§", 1)[0].split()
-    return ha == hb and len([w for w in ha if w != "#"]) >= _HEAD_WORDS
+def _line_tokens(sentence: str) -> list[str]:
+    return period_masked(_HEADING.sub("", sentence, count=1)).split()
+
+
+def same_line(a: str, b: str) -> bool:
+    """Two sentences state one line for different periods: equal once a glued heading is dropped and periods and
+    numbers are masked, or opening with the same _SAME_LINE_PREFIX words, a period mention among them ("Automotive
+    sales revenue decreased $2.74 billion, or 15%, in the three months …" / "… $6.28 billion, or 18%, in the six
+    months …", each then giving its own reasons). "Cost of services … increased" and "Services … increased" differ
+    from their first word: two lines."""
+    ta, tb = _line_tokens(a), _line_tokens(b)
+    if ta == tb:
+        return bool(ta)
+    n = 0
+    for x, y in zip(ta, tb, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n >= _SAME_LINE_PREFIX and "§" in ta[:n]
 
 
 def merge_periods(claims: Sequence[DraftClaim]) -> list[DraftClaim]:
-    """One claim per line: claims of the same cue and side over one document whose sentences are the same once
-    periods and numbers are masked (or one masked sentence contains the other: a heading glued to it; or both open
-    with the same line and movement before naming their period) become one claim citing every sentence, the
-    strongest (then earliest) first."""
+    """One claim per line: claims of the same cue and side over one document whose sentences state the same line
+    for different periods (``same_line``) become one claim citing every sentence, the strongest (then earliest)
+    first."""
     out: list[DraftClaim] = []
-    masks: list[str] = []
     for c in sorted(claims, key=rank_key):
         if c.basis is None or c.basis.kind is not BasisKind.CUE or not c.spans:
             out.append(c)
-            masks.append("")
             continue
-        m = period_masked(c.spans[0].quote)
         for i, kept in enumerate(out):
-            same = (kept.basis == c.basis and kept.speaker is c.speaker and masks[i]
+            same = (kept.basis == c.basis and kept.speaker is c.speaker and kept.spans
+                    and kept.basis is not None and kept.basis.kind is BasisKind.CUE
                     and kept.spans[0].doc_id == c.spans[0].doc_id
-                    and (m in masks[i] or masks[i] in m or _same_line_head(m, masks[i])))
+                    and same_line(kept.spans[0].quote, c.spans[0].quote))
             if same:
                 out[i] = replace(kept, spans=(*kept.spans, *c.spans),
                                  text=f"{kept.text}; for another period: “{shorten(c.spans[0].quote, 120)}”")
                 break
         else:
             out.append(c)
-            masks.append(m)
     return out
 
 
