@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-import threading
-from collections import defaultdict, deque
 from datetime import UTC, date, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
+
+from loopback_server import LoopbackServer
 
 RESET_EPOCH = 1_900_000_000  # 2030-03-17 17:46:40 UTC
 
@@ -61,35 +61,15 @@ def contributors(per_author: dict[str, dict[date, int]], *, first: date, last: d
     return out
 
 
-class FakeGitHub:
+class FakeGitHub(LoopbackServer):
     def __init__(self, *, limit: int = 60, max_per_page: int = 100) -> None:
         self.orgs: dict[str, list[dict[str, Any]]] = {}
         self.stats: dict[str, Any] = {}  # full_name -> body (list), or None for 204
         self.pending: dict[str, int] = {}  # full_name -> 202s before the 200 (-1 forever)
-        self.faults: dict[str, deque[str]] = defaultdict(deque)
         self.limit = limit
         self.max_per_page = max_per_page
         self.requests: list[tuple[str, dict[str, str], dict[str, str]]] = []  # (path, query, headers)
-        self._lock = threading.Lock()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def __enter__(self) -> FakeGitHub:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-    def fault(self, path: str, *faults: str) -> None:
-        self.faults[path].extend(faults)
+        self._serve(self._handler())
 
     def count(self, path: str) -> int:
         return sum(1 for p, _, _ in self.requests if p == path)

@@ -18,12 +18,12 @@ from __future__ import annotations
 import contextlib
 import html
 import json
-import threading
-from collections import defaultdict, deque
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
+
+from loopback_server import LoopbackServer
 
 
 def greenhouse_job(job_id: int, title: str, *, department: str | None = "Engineering",
@@ -61,36 +61,16 @@ def lever_posting(posting_id: str, title: str, *, department: str | None = "R&D"
             "additionalPlain": "Equal opportunity employer.", "workplaceType": "onsite"}
 
 
-class FakeJobBoards:
+class FakeJobBoards(LoopbackServer):
     """Greenhouse boards and Lever companies served from dicts the test fills in."""
 
     def __init__(self) -> None:
         self.greenhouse: dict[str, list[dict[str, Any]]] = {}
         self.lever: dict[str, list[dict[str, Any]]] = {}
         self.lever_ignore_skip = False
-        self.faults: dict[str, deque[str]] = defaultdict(deque)
         self.raw: dict[str, bytes] = {}
         self.requests: list[tuple[str, dict[str, str], dict[str, str]]] = []  # path, query, headers
-        self._lock = threading.Lock()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def __enter__(self) -> FakeJobBoards:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-    def fault(self, path: str, *faults: str) -> None:
-        self.faults[path].extend(faults)
+        self._serve(self._handler())
 
     def count(self, path: str) -> int:
         return sum(1 for p, _, _ in self.requests if p == path)

@@ -15,44 +15,24 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import threading
 import time
-from collections import defaultdict, deque
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
+
+from loopback_server import LoopbackServer
 
 Route = tuple[str, bytes] | Callable[[dict[str, str]], tuple[str, bytes] | None]
 
 
-class ReplayServer:
+class ReplayServer(LoopbackServer):
     def __init__(self, corpus_dir: Path | None = None) -> None:
         self.corpus = corpus_dir
-        self.faults: dict[str, deque[str]] = defaultdict(deque)
         self.extra: dict[str, Route] = {}  # path -> (content type, body), or a function of the query
         self.requests: list[tuple[float, str, dict[str, str]]] = []
         self.queries: list[tuple[str, dict[str, str]]] = []
-        self._lock = threading.Lock()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def __enter__(self) -> ReplayServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-    def fault(self, path: str, *faults: str) -> None:
-        self.faults[path].extend(faults)
+        self._serve(self._handler())
 
     def count(self, path: str) -> int:
         return sum(1 for _, p, _ in self.requests if p == path)
