@@ -41,12 +41,21 @@ def _filing_info(ref: FilingRef) -> dict[str, Any]:
             "local_path": ref.local_path, "period_end": ref.period_end}
 
 
+def _form_family(form: str) -> str:
+    """10-K, 10-K405 and their amendments are one family; 10-Q and 10-Q/A another."""
+    return "10-Q" if form.upper().startswith("10-Q") else "10-K"
+
+
 def _risk_sections(filings: FilingIndexSource, ticker: str, as_of: date) -> list[tuple[FilingRef, str]]:
+    """The newest filing's Item 1A and the newest earlier one of the same form family: a 10-Q's risk factors update
+    the 10-K's and are not like for like with them (a 10-Q against a 10-K measured a shorter, different text)."""
     found: list[tuple[FilingRef, str]] = []
     tried = 0
     for ref in filings.filings(ticker, forms=RISK_FORMS, until=as_of):
         if tried >= MAX_FILINGS_TRIED or len(found) == 2:
             break
+        if found and _form_family(ref.form) != _form_family(found[0][0].form):
+            continue
         try:
             html = filings.primary_document(ref)
         except EquiMindError as e:
@@ -71,7 +80,9 @@ def _risk_block(filings: FilingIndexSource, ticker: str, as_of: date, lex: Lexic
         have = ", ".join(f"{r.form} {r.filed}" for r, _ in found) or "none"
         degraded.append(Degradation(
             capability="sentiment.risk_factors",
-            reason=f"needs two filings with an Item 1A section filed by {as_of}; available: {have}"))
+            reason=f"needs two filings of one form with an Item 1A section filed by {as_of} (a 10-Q's risk "
+                   f"factors are compared with the previous 10-Q's, a 10-K's with the previous 10-K's); found: "
+                   f"{have}"))
         return None, []
     (cur_ref, cur), (prev_ref, prev) = found
     shift = compare_sections(cur, prev, lex)

@@ -112,6 +112,11 @@ MIN_CLAIM_WORDS = 6  # a shorter "sentence" is a heading or a fragment ("Concent
 TONE_MIN_POLAR_WORDS = 10
 TONE_DELTA = 0.15
 TONE_STRENGTH = 0.4
+# A risk factor argues what could go wrong: a bull cue firing inside Item 1A ("Our revenue growth rate could decline")
+# reads it the wrong way. On the labelled sentences (benchmarks/data/claim_sentences.jsonl) bull cues in risk-factor
+# sections were right 3 of 14 times (all 3 of one company); held out company by company, the other companies'
+# bull-in-risk cues are right at most 3 of 13 times, so every fold turns them off too.
+BULL_CUES_IN_RISK_FACTORS = False
 _WORDS = re.compile(r"[a-z]+")
 
 

@@ -29,6 +29,7 @@ from datetime import date
 from equimind.core.research import Rating, Speaker
 from equimind.debate.change_claims import CONSTANTS as CHANGE_CONSTANTS
 from equimind.debate.cues import (
+    BULL_CUES_IN_RISK_FACTORS,
     HEDGE_FACTOR,
     HEDGES,
     NEGATIONS,
@@ -43,6 +44,7 @@ from equimind.debate.figure_rules import FIGURE_ALIASES, FIGURE_RULES
 from equimind.debate.offline import shorten
 from equimind.debate.records import ClaimKind, DraftClaim, Theme
 from equimind.lexicon.injection import INJECTION_PATTERNS
+from equimind.lexicon.text import clip
 
 RULES_VERSION = "1"
 
@@ -64,7 +66,8 @@ def tables_repr() -> str:
     prompt-injection patterns of ``lexicon.injection``) as text, hashed with the judge's constants into the rules
     fingerprint."""
     cues = [(c.name, c.side.value, c.theme.value, c.strength, c.pattern.pattern) for c in TEXT_CUES]
-    constants = (HEDGE_FACTOR, NEW_RISK_BONUS, NEW_RISK_PROBE, TONE_MIN_POLAR_WORDS, TONE_DELTA, TONE_STRENGTH)
+    constants = (HEDGE_FACTOR, NEW_RISK_BONUS, NEW_RISK_PROBE, TONE_MIN_POLAR_WORDS, TONE_DELTA, TONE_STRENGTH,
+                 BULL_CUES_IN_RISK_FACTORS)
     parts = [RULES_VERSION, repr(cues), repr(FIGURE_RULES), repr(sorted(FIGURE_ALIASES.items())),
              repr(sorted(NEGATIONS)), repr(sorted(HEDGES)), repr(constants),
              repr([p.pattern for p in INJECTION_PATTERNS]), repr(CHANGE_CONSTANTS)]
@@ -191,7 +194,7 @@ def cite_marker(c: DraftClaim) -> str:
 
 
 def _point(w: Weighted) -> str:
-    return f"{shorten(w.claim.text, _THESIS_CLAIM)} {cite_marker(w.claim)} (weight {w.weight:.2f})"
+    return f"{clip(w.claim.text, _THESIS_CLAIM, at_word=True)} {cite_marker(w.claim)} (weight {w.weight:.2f})"
 
 
 def _why(winners: Sequence[Weighted], losers: Sequence[Weighted], win: str, lose: str) -> str:
@@ -214,11 +217,20 @@ def _thesis(rating: Rating, score: float, bull: Sequence[Weighted], bear: Sequen
     cites, why the losing side lost, then the key risk and catalyst. Every number in it is a claim's (cited) or the
     rule's own (S, B, R, weights)."""
     b, r = round(sum(w.weight for w in bull), 4), round(sum(w.weight for w in bear), 4)  # as the verdict records
-    if rating in (Rating.BUY, Rating.STRONG_BUY):
-        head = f"Bull case prevails: S = {score:+.2f} (B {b:.2f} vs R {r:.2f}; {rating.value} at S ≥ +{BUY})"
+    strong = f" with ≥ {STRONG_MIN_CLAIMS} claims over ≥ {STRONG_MIN_THEMES} themes"
+    if rating is Rating.STRONG_BUY:
+        head = (f"Bull case prevails: S = {score:+.2f} (B {b:.2f} vs R {r:.2f}; STRONG_BUY at S ≥ +{STRONG:.2f}"
+                f"{strong})")
         why = _why(bull, bear, "bull", "bear")
-    elif rating in (Rating.SELL, Rating.STRONG_SELL):
-        head = f"Bear case prevails: S = {score:+.2f} (B {b:.2f} vs R {r:.2f}; {rating.value} at S ≤ −{BUY})"
+    elif rating is Rating.STRONG_SELL:
+        head = (f"Bear case prevails: S = {score:+.2f} (B {b:.2f} vs R {r:.2f}; STRONG_SELL at S ≤ −{STRONG:.2f}"
+                f"{strong})")
+        why = _why(bear, bull, "bear", "bull")
+    elif rating is Rating.BUY:
+        head = f"Bull case prevails: S = {score:+.2f} (B {b:.2f} vs R {r:.2f}; BUY at S ≥ +{BUY})"
+        why = _why(bull, bear, "bull", "bear")
+    elif rating is Rating.SELL:
+        head = f"Bear case prevails: S = {score:+.2f} (B {b:.2f} vs R {r:.2f}; SELL at S ≤ −{BUY})"
         why = _why(bear, bull, "bear", "bull")
     else:
         head = f"Evidence is balanced: S = {score:+.2f} (B {b:.2f} vs R {r:.2f}; HOLD within ±{BUY})"
@@ -227,7 +239,7 @@ def _thesis(rating: Rating, score: float, bull: Sequence[Weighted], bear: Sequen
         text = _compose(head, why, bull, bear, points)
         if len(text) <= THESIS_MAX:
             return text
-    return shorten(text, THESIS_MAX)
+    return clip(text, THESIS_MAX, at_word=True)
 
 
 def _compose(head: str, why: str, bull: Sequence[Weighted], bear: Sequence[Weighted], points: int) -> str:

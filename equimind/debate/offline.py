@@ -173,7 +173,10 @@ class OfflineAnalyst:
                 if len(sentence.split()) < cue_rules.MIN_CLAIM_WORDS:
                     continue
                 cues, factor = cue_rules.sentence_cues(sentence)
+                risk = _is_risk_section(node.section)
                 for cue in cues:
+                    if risk and cue.side is Speaker.BULL and not cue_rules.BULL_CUES_IN_RISK_FACTORS:
+                        continue
                     out.append((SentenceSignal(node.doc_id, key[1], key[2], cue.side, cue.theme,
                                                round(cue.strength * factor, 4), cue.name), node))
         return out

@@ -45,11 +45,17 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(])|\s*\n\s*")  # end punct
 TEXT_CACHE = 4096  # passages (or sentences) whose derived features a process keeps; a research run reads ~70
 
 
-def clip(text: str, limit: int) -> str:
+def clip(text: str, limit: int, *, at_word: bool = False) -> str:
     """``text`` with its whitespace runs made single spaces, cut to at most ``limit`` characters with an ellipsis
-    (the one way a quote, a summary or a heading is shortened for display)."""
+    (the one way a quote, a summary or a heading is shortened for display). ``at_word``: cut at a space, so no word
+    or number is left half-printed ("June 30, 202…")."""
     flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[:limit - 1].rstrip() + "…"
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit - 1]
+    if at_word and " " in cut:
+        cut = cut[:cut.rfind(" ")]
+    return cut.rstrip() + "…"
 
 
 def wordset(text: str) -> frozenset[str]:

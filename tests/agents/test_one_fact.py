@@ -8,6 +8,7 @@ import re
 from datetime import date
 
 from equimind.core.research import Figure, Rating, Speaker
+from equimind.debate import cues
 from equimind.debate.claim_model import claim_judge_for
 from equimind.debate.judge import judge
 from equimind.debate.offline import (
@@ -183,3 +184,23 @@ def test_every_aspect_is_a_claim_count_or_says_where_no_evidence_was_found() -> 
     assert "margins: no evidence found in the 3 passages read" in lines
     assert "supply: no evidence found there either" in lines
     assert lines[-1].startswith("macro: no claim") and len(lines) == 11
+
+
+def test_a_bull_cue_inside_the_risk_factors_is_not_a_bull_claim(corpus_factory) -> None:  # type: ignore[no-untyped-def]
+    sentence = ("Demand for our products and services remains strong, and we may not be able to meet it in several "
+                "markets.")
+    assert any(c.side is Speaker.BULL for c in cues.sentence_cues(sentence)[0])  # the cue fires on its own
+    corpus = corpus_factory(q_extra=sentence, q_extra_at="risk")
+    a = OfflineAnalyst(None).analyse(corpus.evidence, [])
+    assert not any(sentence[:30] in s.quote for c in a.bull for s in c.spans)
+
+
+def test_the_thesis_states_the_strong_rule_and_never_cuts_a_number() -> None:
+    themes = (Theme.GROWTH, Theme.PROFITABILITY, Theme.DEMAND, Theme.CAPITAL_RETURN)
+    claims = [_claim(f"b{i}", Speaker.BULL, f"Revenue rose {i}0% in the three months ended June 30, 2025 as compared "
+                     f"to the three months ended June 30, 2024 on demand for line {i}.", 200 * i,
+                     cue=f"c{i}", strength=0.8, theme=themes[i]) for i in range(4)]
+    v = judge(claims, date(2025, 9, 30))
+    assert v.rating is Rating.STRONG_BUY
+    assert "STRONG_BUY at S ≥ +0.50 with ≥ 4 claims over ≥ 2 themes" in v.thesis
+    assert "202…" not in v.thesis and "June 30, 20…" not in v.thesis

@@ -82,3 +82,19 @@ def test_compare_sections_on_a_controlled_change(lex: Lexicon) -> None:
     assert shift.negative_per_1000_change > 0 and shift.tone_change < 0
     assert shift.new_negative_sentences == [
         "We face litigation, penalties and losses that could impair our results."]
+
+
+def test_risk_factor_change_compares_one_form_with_the_same_form(corpus_dir: Path, tmp_path: Path) -> None:
+    """The snapshot holds NVDA's 10-K (2025-02-26) and one 10-Q (2025-08-27): a 10-Q's Item 1A updates the 10-K's,
+    so there is no like-for-like pair and the change is a degraded line, not a 10-Q-against-10-K density."""
+    from datetime import date
+
+    from equimind.analytics.market import report_for
+    from equimind.core.config import Settings
+
+    report = report_for(Settings(home=tmp_path, snapshot=corpus_dir), "NVDA", date(2025, 9, 30))
+    ids = {f.id for f in report.figures()}
+    assert "risk_factors_negative_change" not in ids
+    lines = {d.capability: d.reason for d in report.degraded}
+    assert "two filings of one form" in lines["sentiment.risk_factors"] and "10-Q 2025-08-27" in lines[
+        "sentiment.risk_factors"]
