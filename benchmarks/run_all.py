@@ -63,6 +63,10 @@ def benchmarks() -> list[Bench]:
         # `equimind changes`: precision on the hand-labelled samples, heading recall, and the speed of the largest
         # 10-K against 10-K diff (parses the FinanceBench PDFs itself)
         Bench("changes_sample", needs_shared=True, quick=("--speed-runs", "1")),
+        # the offline analyst's claims: the labelled sentences scored leave-company-out (cues vs the classifier), and
+        # the rating across five paraphrases of the decision question for the ten recorded tickers (ADR 0019)
+        Bench("claim_classifier"),
+        Bench("paraphrase_stability", needs_shared=True, quick=("--tickers", "NVDA,TSLA")),
         # two hosts over one PostgreSQL docstore + Chroma server: A-indexed -> B-searchable latency, identical top 10;
         # `equimind serve --workers 1/2/4` search throughput; one worker's memory on PostgreSQL vs SQLite
         Bench("multihost_bench", needs_postgres=True, quick=("--quick",), timeout_s=900),
