@@ -78,6 +78,11 @@ DEBT_NONCURRENT = "us-gaap:LongTermDebtNoncurrent"
 DEBT_CURRENT = ("us-gaap:LongTermDebtCurrent", "us-gaap:DebtCurrent")
 DEBT_TOTAL = "us-gaap:LongTermDebt"
 COMMERCIAL_PAPER = "us-gaap:CommercialPaper"
+SHARES_DILUTED = ("us-gaap:WeightedAverageNumberOfDilutedSharesOutstanding",
+                  "us-gaap:WeightedAverageNumberOfShareOutstandingBasicAndDiluted")
+CASH = ("us-gaap:CashAndCashEquivalentsAtCarryingValue",
+        "us-gaap:CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents")
+SHARES = "shares"
 
 
 @dataclass(frozen=True)
@@ -265,6 +270,32 @@ def _debt(b: _Builder) -> None:
     b.add_value("total_debt", "Total debt", USD, pv, names, "")
 
 
+def _shares_and_cash(b: _Builder) -> None:
+    """Diluted weighted-average shares of the latest quarter (on the share basis in force at the as-of date: a split
+    after the filing multiplies them as it divides EPS) and cash at the latest balance-sheet date: the inputs of
+    enterprise value."""
+    basis = b.eps_split_factor()
+    for concept in SHARES_DILUTED:
+        facts = known_facts(b.cf, concept, SHARES, b.as_of)
+        end = latest_duration_end(facts) if facts else None
+        if end is None:
+            continue
+        for days, span in ((QUARTER_DAYS, "quarter"), (YEAR_DAYS, "fiscal year")):  # a 10-K alone: the year
+            pv = period_value(facts, end, days, split_factor=lambda f: 1.0 / basis(f))
+            if pv is not None:
+                b.add_value("shares_diluted_quarter", f"Diluted weighted-average shares, latest {span}", SHARES, pv,
+                            f"{concept} over the latest {span}, on the share basis at the as-of date", "")
+                break
+        if "shares_diluted_quarter" in b.values:
+            break
+    else:
+        b.degraded.append(Degradation(capability="fundamentals.shares_diluted_quarter",
+                                      reason=f"no {' / '.join(SHARES_DILUTED)} for a quarter filed by {b.as_of}"))
+    cash = next((v for c in CASH if (v := latest_instant(known_facts(b.cf, c, USD, b.as_of))) is not None), None)
+    b.add_value("cash", "Cash and cash equivalents", USD, cash, "the cash concept at the latest balance-sheet date",
+                f"no {' / '.join(CASH)} filed by {b.as_of}")
+
+
 def compute_fundamentals(
     cf: CompanyFacts, as_of: date, *, splits: Sequence[tuple[date, float]] = (),
 ) -> FundamentalsResult:
@@ -273,6 +304,7 @@ def compute_fundamentals(
     for m in METRICS:
         (_flows if m.flow else _instants)(b, m)
     _debt(b)
+    _shares_and_cash(b)
     for k, label in (("revenue", "Revenue"), ("net_income", "Net income"), ("eps_diluted", "Diluted EPS")):
         b.add_growth(f"{k}_growth_yoy", f"{label} growth, latest quarter vs a year earlier",
                      f"{k}_quarter", f"{k}_quarter_prior")
@@ -310,3 +342,31 @@ def pe_ratio(eps: PeriodValue, close: float, bar_day: date, as_of: date, price_b
                     "price": price_provenance,
                     "note": "" if value is not None else "TTM EPS <= 0: P/E not meaningful"},
     )
+
+
+def ev_to_sales(res: FundamentalsResult, close: float, bar_day: date, as_of: date, price_basis_day: date | None,
+                splits: Sequence[tuple[date, float]], *, price_provenance: dict[str, Any]) -> Figure | None:
+    """EV / sales = (close × diluted shares + total debt − cash) / TTM revenue: the valuation that still means
+    something when earnings are negative. Shares move to the price series' split basis as EPS does for P/E. None
+    when an input is missing (the missing input's own degraded line says why)."""
+    v = res.values
+    shares, revenue = v.get("shares_diluted_quarter"), v.get("revenue_ttm")
+    if shares is None or revenue is None or revenue.value <= 0:
+        return None  # the caller names what is missing
+    debt, cash = v.get("total_debt"), v.get("cash")
+    k = split_factor_between(splits, as_of, price_basis_day or bar_day)
+    market_cap = close * shares.value * k
+    ev = market_cap + (debt.value if debt else 0.0) - (cash.value if cash else 0.0)
+    known = [shares.known_at, revenue.known_at, bar_day] + [x.known_at for x in (debt, cash) if x is not None]
+    missing = [n for n, x in (("total_debt", debt), ("cash", cash)) if x is None]
+    return Figure(
+        id="ev_to_sales_ttm", name="Enterprise value / sales (TTM)", value=ev / revenue.value, unit="ratio",
+        formula="(last_close × shares_diluted_quarter × split_factor_after_as_of + total_debt − cash) / revenue_ttm",
+        inputs={"last_close": close, "shares_diluted_quarter": shares.value, "split_factor_after_as_of": k,
+                "market_cap": market_cap, "total_debt": debt.value if debt else None,
+                "cash": cash.value if cash else None, "enterprise_value": ev, "revenue_ttm": revenue.value},
+        as_of=max(known),
+        provenance={"source": "sec_edgar+yahoo_finance", "figures": ["last_close", "shares_diluted_quarter",
+                                                                     "total_debt", "cash", "revenue_ttm"],
+                    "shares": shares.provenance(), "revenue": revenue.provenance(), "price": price_provenance,
+                    "note": f"taken as 0: {', '.join(missing)}" if missing else ""})

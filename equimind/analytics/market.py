@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from equimind.analytics.fundamentals import compute_fundamentals, pe_ratio
+from equimind.analytics.fundamentals import compute_fundamentals, ev_to_sales, pe_ratio
 from equimind.analytics.indicators import indicator_figures, unadjust_dividends
 from equimind.analytics.inline_companyfacts import inline_company_facts
 from equimind.analytics.inline_xbrl import inline_facts
@@ -196,6 +196,16 @@ def _fundamentals(facts: FactsSource | None, ticker: str, as_of: date, full: Pri
                             price_provenance=dict(last.provenance)))
     else:
         degraded.append(Degradation(capability="fundamentals.pe_ttm", reason="needs eps_diluted_ttm"))
+    if last.value is not None and last.as_of is not None:
+        evs = ev_to_sales(res, last.value, last.as_of, as_of, full.last_day, full.splits(),
+                          price_provenance=dict(last.provenance))
+        if evs is not None:
+            out.append(evs)
+        else:
+            lacking = [k for k in ("shares_diluted_quarter", "revenue_ttm") if k not in res.values] or [
+                "revenue_ttm > 0"]
+            degraded.append(Degradation(capability="fundamentals.ev_to_sales_ttm",
+                                        reason=f"needs {' and '.join(lacking)}"))
     return out
 
 

@@ -2,8 +2,7 @@
 leverage. Each is stated with the figure it rests on, or named as missing with the reason, never silently absent.
 
 A requirement is met by the first of its figure ids that has a value. Valuation is P/E (TTM) while trailing earnings
-are positive; with earnings at or below zero P/E is not meaningful and EV/sales would be the measure, which EquiMind
-does not compute yet, so it is a missing line that says so.
+are positive; with earnings at or below zero P/E has no value and EV/sales (TTM) states it.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ class Requirement:
 
 
 REQUIREMENTS: tuple[Requirement, ...] = (
-    Requirement("valuation", "valuation", (("pe_ttm", "x"),)),
+    Requirement("valuation", "valuation", (("pe_ttm", "x"), ("ev_to_sales_ttm", "x"))),
     Requirement("revenue_growth", "revenue growth", (("revenue_growth_yoy", "pct"), ("revenue_growth_ttm", "pct"))),
     Requirement("earnings_growth", "earnings growth", (("net_income_growth_yoy", "pct"),
                                                        ("net_income_growth_ttm", "pct"),
@@ -60,10 +59,7 @@ def check_required(figures: Sequence[Figure]) -> RequiredCheck:
             continue
         present = [by_id[i] for i, _ in req.figures if i in by_id]
         notes = "; ".join(str(f.provenance.get("note")) for f in present if f.provenance.get("note"))
-        if req.key == "valuation" and present:
-            reason = (f"P/E not meaningful ({notes or 'trailing earnings <= 0'}); EV/sales, the measure for "
-                      "loss-making companies, is not computed yet")
-        elif present:
+        if present:
             reason = f"{', '.join(f.id for f in present)} computed without a value ({notes or 'no value'})"
         else:
             reason = (f"none of {', '.join(i for i, _ in req.figures)} could be computed: see the fundamentals "

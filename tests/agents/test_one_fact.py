@@ -113,11 +113,14 @@ def test_required_figures_are_stated_or_named_missing_with_the_reason() -> None:
     assert got.missing == ()
     assert got.stated[0] == "valuation: pe ttm 53.16 [figure pe_ttm]"
     assert "margin trend: operating margin change ttm -1.2 points of revenue" in got.stated[3]
-    loss = check_required([_fig("pe_ttm", None, "TTM EPS <= 0: P/E not meaningful"), _fig("revenue_growth_ttm", 0.1)])
+    # a loss-maker: P/E has no value, EV/sales states the valuation
+    loss = check_required([_fig("pe_ttm", None, "TTM EPS <= 0: P/E not meaningful"), _fig("ev_to_sales_ttm", 4.2),
+                           _fig("revenue_growth_ttm", 0.1)])
+    assert loss.stated[0] == "valuation: ev to sales ttm 4.20 [figure ev_to_sales_ttm]"
     missing = dict(loss.missing)
-    assert "EV/sales" in missing["required.valuation"] and "TTM EPS <= 0" in missing["required.valuation"]
-    assert set(missing) == {"required.valuation", "required.earnings_growth", "required.margin_trend",
-                            "required.leverage"}
+    assert set(missing) == {"required.earnings_growth", "required.margin_trend", "required.leverage"}
+    none = dict(check_required([_fig("pe_ttm", None, "TTM EPS <= 0: P/E not meaningful")]).missing)
+    assert "pe_ttm computed without a value (TTM EPS <= 0: P/E not meaningful)" in none["required.valuation"]
     assert "see the fundamentals lines" in missing["required.leverage"]
 
 

@@ -186,3 +186,18 @@ def test_a_document_maps_to_companyfacts_entries() -> None:
         *FY2024, "0000000000-25-000001", "10-K", 2024, "FY")
     assert facts[("us-gaap:NetIncomeLoss", "USD")].value == -12_000_000
     assert facts[("us-gaap:EarningsPerShareDiluted", "USD/shares")].value == 0.04
+
+
+def test_enterprise_value_to_sales_from_the_filing_and_the_price(corpus_dir: Path, tmp_path: Path) -> None:
+    """TSLA (inline XBRL): EV / sales = (close × diluted shares + debt − cash) / TTM revenue, every input named."""
+    from equimind.analytics.market import report_for
+    from equimind.core.config import Settings
+
+    report = report_for(Settings(home=tmp_path, snapshot=corpus_dir), "TSLA", date(2025, 9, 30))
+    figs = {f.id: f for f in report.figures()}
+    ev = figs["ev_to_sales_ttm"]
+    i = ev.inputs
+    assert i["market_cap"] == pytest.approx(i["last_close"] * i["shares_diluted_quarter"])
+    assert i["enterprise_value"] == pytest.approx(i["market_cap"] + i["total_debt"] - i["cash"])
+    assert ev.value == pytest.approx(i["enterprise_value"] / i["revenue_ttm"])
+    assert i["revenue_ttm"] == figs["revenue_ttm"].value and 3.0e9 < i["shares_diluted_quarter"] < 4.0e9
