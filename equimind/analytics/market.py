@@ -45,6 +45,11 @@ from equimind.sources.sourceset import MarketSources, open_sources
 from equimind.sources.to_documents import fundamentals_documents, news_documents, price_documents
 from equimind.sources.web_intel import WebIntelSource
 
+# Bump when the figures a market report holds change (a new figure, a changed formula): stored reports of another
+# version are not reused (``store.figures.FigureCache`` scope). 2: margin trend, EV/sales, inline-XBRL fundamentals,
+# same-form risk-factor change.
+REPORT_VERSION = "2"
+
 log = logging.getLogger(__name__)
 
 DEFAULT_LOOKBACK_DAYS = 730

@@ -7,6 +7,7 @@ reranker, tokenizer: torch and transformers) load on first use; so do the SQLite
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Mapping, Sequence
@@ -14,10 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from equimind.analytics.market import REPORT_VERSION
 from equimind.answer.answerer import Answerer
 from equimind.answer.llm_answer import LLMAnswerer
 from equimind.answer.similarity import UnitSimilarity
 from equimind.core.config import EmbedBackend, Settings
+from equimind.core.documents import sha256_hex
 from equimind.core.errors import ConfigError, EquiMindError
 from equimind.embedding.embed import SentenceTransformerEmbedder, default_model_path, embedder_name  # torch
 from equimind.embedding.embed_onnx import OnnxEmbedder  # onnxruntime, on construction
@@ -253,7 +256,7 @@ class Services:
     def figure_cache(self) -> FigureCache:
         with self._lock:
             if self._figure_cache is None:
-                self._figure_cache = FigureCache(self.settings.figures_path)
+                self._figure_cache = FigureCache(self.settings.figures_path, scope=figure_scope(self.settings))
             return self._figure_cache
 
     @property
@@ -331,3 +334,11 @@ def open_services(settings: Settings, *, embedder: Embedder | None = None, reran
     sparse = BM25Index(settings.bm25_path)
     fmt = parse_format(text_format or PRODUCT_FORMAT).value
     return Services(settings, docstore, vectors, sparse, embedder, reranker, tokenizer, fmt)
+
+
+def figure_scope(settings: Settings) -> str:
+    """What besides ticker, as-of and mode decides a stored market report's figures: the report version, the
+    snapshot folder (or live) and the web-intelligence configuration."""
+    parts = {"report": REPORT_VERSION, "data": str(settings.snapshot.resolve()) if settings.snapshot else "live",
+             "web": [settings.job_boards, settings.github_orgs, settings.product_terms]}
+    return sha256_hex(json.dumps(parts, sort_keys=True))[:16]

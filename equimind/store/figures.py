@@ -15,7 +15,12 @@ SCHEMA_VERSION = 1
 
 
 class FigureCache:
-    def __init__(self, path: Path) -> None:
+    """Stored market reports per (ticker, as-of, mode), within a ``scope``: what else decides the figures (the code's
+    report version, the snapshot folder or live, the web-intelligence configuration). A report computed in another
+    scope is never served: an upgraded EquiMind or another snapshot computes its own."""
+
+    def __init__(self, path: Path, scope: str = "") -> None:
+        self.scope = scope
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
@@ -29,13 +34,17 @@ class FigureCache:
     def get(self, ticker: str, as_of: date, mode: str) -> str | None:
         with self._lock:
             row = self._db.execute("SELECT report_json FROM market_reports WHERE ticker=? AND as_of=? AND mode=?",
-                                   (ticker, as_of.isoformat(), mode)).fetchone()
+                                   (ticker, as_of.isoformat(), self._key(mode))).fetchone()
         return None if row is None else str(row[0])
 
     def put(self, ticker: str, as_of: date, mode: str, report_json: str) -> None:
         with self._lock, self._db:
             self._db.execute("INSERT OR REPLACE INTO market_reports VALUES (?, ?, ?, ?, ?)",
-                             (ticker, as_of.isoformat(), mode, report_json, datetime.now(UTC).isoformat()))
+                             (ticker, as_of.isoformat(), self._key(mode), report_json,
+                              datetime.now(UTC).isoformat()))
+
+    def _key(self, mode: str) -> str:
+        return f"{mode}|{self.scope}" if self.scope else mode
 
     def close(self) -> None:
         self._db.close()

@@ -32,3 +32,21 @@ def test_decision_paraphrases_share_one_research_text_and_a_topic_keeps_its_own(
         assert research_text(specific) == specific.text
     finally:
         services.close()
+
+
+def test_a_stored_market_report_is_reused_only_in_its_own_scope(shared_dir: Path, tmp_path: Path) -> None:
+    """An upgraded report version, another snapshot folder or another web configuration computes its own figures."""
+    from equimind.app.services import figure_scope
+    from equimind.store.figures import FigureCache
+
+    base = Settings(home=tmp_path, snapshot=shared_dir / "corpus", shared=shared_dir)
+    scopes = {figure_scope(base), figure_scope(base.model_copy(update={"snapshot": tmp_path})),
+              figure_scope(base.model_copy(update={"snapshot": None})),
+              figure_scope(base.model_copy(update={"job_boards": {"NVDA": "greenhouse:nvda"}}))}
+    assert len(scopes) == 4 and figure_scope(base) == figure_scope(base.model_copy())
+    path = tmp_path / "figures.sqlite"
+    old, new = FigureCache(path, scope="a"), FigureCache(path, scope="b")
+    old.put("NVDA", AS_OF, "snapshot", "{}")
+    assert old.get("NVDA", AS_OF, "snapshot") == "{}" and new.get("NVDA", AS_OF, "snapshot") is None
+    old.close()
+    new.close()
