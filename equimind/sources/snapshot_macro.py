@@ -59,6 +59,8 @@ VINTAGE_NOTE = ("single vintage as recorded in the snapshot (the values as of wh
                 "revisions published after the as-of date are included; these are not the values as first published")
 GOLD_FILE = "lbma_gold_pm.json"  # LBMA's /json/gold_pm.json as served
 FIX = "run without --snapshot (live FRED) or record the series with `equimind snapshot record`"
+GOLD_FIX = "run without --snapshot (live LBMA) or record it with `equimind snapshot record`"
+WB_FIX = "run without --snapshot (live World Bank) or record it with `equimind snapshot record`"
 
 
 @dataclass(frozen=True)
@@ -165,11 +167,11 @@ class SnapshotMacro:
         """The recorded LBMA gold PM file; a day's price counts from the next business day (weekends skipped)."""
         path = self.dir / GOLD_FILE
         if not path.is_file():
-            raise NotFoundError(f"gold is not recorded ({path} is missing); {FIX}")
+            raise NotFoundError(f"gold is not recorded ({path} is missing); {GOLD_FIX}")
         try:
             obs = parse_lbma(json.loads(path.read_bytes()))
         except ValueError as e:
-            raise ParseError(f"{path}: not LBMA's price JSON ({e}); {FIX}") from e
+            raise ParseError(f"{path}: not LBMA's price JSON ({e}); {GOLD_FIX}") from e
         rule = RecordedSeries(GOLD, daily=True, lag_rule="daily; counted from the next business day")
         known = [o for o in obs if rule.counted_from(o.day, frozenset()) <= as_of]
         return known, {"origin": "snapshot", "location": str(path), "vintage": VINTAGE_NOTE,
@@ -183,7 +185,7 @@ class SnapshotMacro:
             path = self.dir / "worldbank" / f"{ind.code}.json"
             try:
                 if not path.is_file():
-                    raise NotFoundError(f"{ind.code} is not recorded ({path} is missing); {FIX}")
+                    raise NotFoundError(f"{ind.code} is not recorded ({path} is missing); {WB_FIX}")
                 panel = parse_world_bank_panel(json.loads(path.read_bytes()))
             except (NotFoundError, ParseError, ValueError) as e:
                 degraded.append(Degradation(capability=f"macro.world_bank_{ind.key}", reason=f"unavailable ({e})"))

@@ -76,6 +76,8 @@ def test_report_at_june_2025(corpus_dir: Path) -> None:
     # the shared corpus records no gold or World Bank file: each is one line naming the fix, the rest is there
     assert {d.capability for d in res.degraded} == NOT_IN_SHARED_CORPUS, res.degraded
     assert all("equimind snapshot record" in d.reason for d in res.degraded)
+    lines = {d.capability: d.reason for d in res.degraded}  # each names its own live source, not FRED
+    assert "live LBMA" in lines["macro.gold"] and "live World Bank" in lines["macro.world_bank_inflation"]
     figs = {f.id: f for f in res.figures}
     assert set(figs) == MACRO_IDS
     # May's monthly values are not out by 1 June; April's are (CPI from 16 May, UNRATE 11 May, FEDFUNDS 6 May)
