@@ -270,27 +270,34 @@ def _debt(b: _Builder) -> None:
     b.add_value("total_debt", "Total debt", USD, pv, names, "")
 
 
-def _shares_and_cash(b: _Builder) -> None:
-    """Diluted weighted-average shares of the latest quarter (on the share basis in force at the as-of date: a split
-    after the filing multiplies them as it divides EPS) and cash at the latest balance-sheet date: the inputs of
-    enterprise value."""
+def _latest_shares(b: _Builder) -> tuple[str, str, PeriodValue] | None:
+    """(concept, span, value) of the diluted weighted-average shares of the latest quarter (a 10-K alone: its fiscal
+    year), on the share basis in force at the as-of date: a split after the filing multiplies them as it divides
+    EPS."""
     basis = b.eps_split_factor()
     for concept in SHARES_DILUTED:
         facts = known_facts(b.cf, concept, SHARES, b.as_of)
         end = latest_duration_end(facts) if facts else None
         if end is None:
             continue
-        for days, span in ((QUARTER_DAYS, "quarter"), (YEAR_DAYS, "fiscal year")):  # a 10-K alone: the year
+        for days, span in ((QUARTER_DAYS, "quarter"), (YEAR_DAYS, "fiscal year")):
             pv = period_value(facts, end, days, split_factor=lambda f: 1.0 / basis(f))
             if pv is not None:
-                b.add_value("shares_diluted_quarter", f"Diluted weighted-average shares, latest {span}", SHARES, pv,
-                            f"{concept} over the latest {span}, on the share basis at the as-of date", "")
-                break
-        if "shares_diluted_quarter" in b.values:
-            break
-    else:
+                return concept, span, pv
+    return None
+
+
+def _shares_and_cash(b: _Builder) -> None:
+    """The inputs of enterprise value: diluted shares (``_latest_shares``) and cash at the latest balance-sheet
+    date."""
+    shares = _latest_shares(b)
+    if shares is None:
         b.degraded.append(Degradation(capability="fundamentals.shares_diluted_quarter",
                                       reason=f"no {' / '.join(SHARES_DILUTED)} for a quarter filed by {b.as_of}"))
+    else:
+        concept, span, pv = shares
+        b.add_value("shares_diluted_quarter", f"Diluted weighted-average shares, latest {span}", SHARES, pv,
+                    f"{concept} over the latest {span}, on the share basis at the as-of date", "")
     cash = next((v for c in CASH if (v := latest_instant(known_facts(b.cf, c, USD, b.as_of))) is not None), None)
     b.add_value("cash", "Cash and cash equivalents", USD, cash, "the cash concept at the latest balance-sheet date",
                 f"no {' / '.join(CASH)} filed by {b.as_of}")

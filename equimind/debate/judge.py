@@ -212,29 +212,26 @@ def _why(winners: Sequence[Weighted], losers: Sequence[Weighted], win: str, lose
     return f"the {lose} case lost: " + "; ".join(reasons)
 
 
+def _rating_rule(rating: Rating) -> str:
+    """The rule's condition for ``rating``, as the thesis states it."""
+    strong = f" with ≥ {STRONG_MIN_CLAIMS} claims over ≥ {STRONG_MIN_THEMES} themes"
+    return {Rating.STRONG_BUY: f"STRONG_BUY at S ≥ +{STRONG:.2f}{strong}", Rating.BUY: f"BUY at S ≥ +{BUY}",
+            Rating.HOLD: f"HOLD within ±{BUY}", Rating.SELL: f"SELL at S ≤ −{BUY}",
+            Rating.STRONG_SELL: f"STRONG_SELL at S ≤ −{STRONG:.2f}{strong}"}[rating]
+
+
 def _thesis(rating: Rating, score: float, bull: Sequence[Weighted], bear: Sequence[Weighted]) -> str:
     """A thesis a reader can check: the rule's verdict and margin, the strongest points of each side with what each
     cites, why the losing side lost, then the key risk and catalyst. Every number in it is a claim's (cited) or the
     rule's own (S, B, R, weights)."""
     b, r = round(sum(w.weight for w in bull), 4), round(sum(w.weight for w in bear), 4)  # as the verdict records
-    strong = f" with ≥ {STRONG_MIN_CLAIMS} claims over ≥ {STRONG_MIN_THEMES} themes"
-    if rating is Rating.STRONG_BUY:
-        head = (f"Bull case prevails: S = {score:+.2f} (B {b:.2f} vs R {r:.2f}; STRONG_BUY at S ≥ +{STRONG:.2f}"
-                f"{strong})")
-        why = _why(bull, bear, "bull", "bear")
-    elif rating is Rating.STRONG_SELL:
-        head = (f"Bear case prevails: S = {score:+.2f} (B {b:.2f} vs R {r:.2f}; STRONG_SELL at S ≤ −{STRONG:.2f}"
-                f"{strong})")
-        why = _why(bear, bull, "bear", "bull")
-    elif rating is Rating.BUY:
-        head = f"Bull case prevails: S = {score:+.2f} (B {b:.2f} vs R {r:.2f}; BUY at S ≥ +{BUY})"
-        why = _why(bull, bear, "bull", "bear")
-    elif rating is Rating.SELL:
-        head = f"Bear case prevails: S = {score:+.2f} (B {b:.2f} vs R {r:.2f}; SELL at S ≤ −{BUY})"
-        why = _why(bear, bull, "bear", "bull")
+    if rating in (Rating.BUY, Rating.STRONG_BUY):
+        lead, why = "Bull case prevails", _why(bull, bear, "bull", "bear")
+    elif rating in (Rating.SELL, Rating.STRONG_SELL):
+        lead, why = "Bear case prevails", _why(bear, bull, "bear", "bull")
     else:
-        head = f"Evidence is balanced: S = {score:+.2f} (B {b:.2f} vs R {r:.2f}; HOLD within ±{BUY})"
-        why = "neither side's weight exceeds the other's by the margin a rating needs"
+        lead, why = "Evidence is balanced", "neither side's weight exceeds the other's by the margin a rating needs"
+    head = f"{lead}: S = {score:+.2f} (B {b:.2f} vs R {r:.2f}; {_rating_rule(rating)})"
     for points in range(THESIS_POINTS, 0, -1):  # long citation markers: fewer points, never a cut number
         text = _compose(head, why, bull, bear, points)
         if len(text) <= THESIS_MAX:

@@ -342,8 +342,7 @@ def merge_periods(claims: Sequence[DraftClaim]) -> list[DraftClaim]:
             out.append(c)
             continue
         for i, kept in enumerate(out):
-            same = (kept.basis == c.basis and kept.speaker is c.speaker and kept.spans
-                    and kept.basis is not None and kept.basis.kind is BasisKind.CUE
+            same = (kept.basis == c.basis and kept.speaker is c.speaker and kept.spans  # c's basis is a cue
                     and kept.spans[0].doc_id == c.spans[0].doc_id
                     and same_line(kept.spans[0].quote, c.spans[0].quote))
             if same:

@@ -85,6 +85,7 @@ def aspect_coverage(themes: Sequence[str], read: str) -> list[str]:
     """One line per aspect: how many verified claims argue it, or "no evidence found in" what was read (named
     once, on the first such line)."""
     lines: list[str] = []
+    named = False
     for aspect, wanted in ASPECT_THEMES:
         n = sum(1 for t in themes if t in wanted)
         if n:
@@ -92,8 +93,7 @@ def aspect_coverage(themes: Sequence[str], read: str) -> list[str]:
         elif aspect == "macro":
             lines.append("macro: no claim (the macro panel's figures are context: no rule of the analyst argues "
                          "them)")
-        elif any("no evidence found" in line for line in lines):
-            lines.append(f"{aspect}: no evidence found there either")
         else:
-            lines.append(f"{aspect}: no evidence found in {read}")
+            lines.append(f"{aspect}: no evidence found {'there either' if named else f'in {read}'}")
+            named = True
     return lines
