@@ -30,11 +30,6 @@ def sec(corpus_dir: Path) -> SnapshotSec:
 
 
 @pytest.fixture(scope="module")
-def snap(corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    return Settings(home=tmp_path_factory.mktemp("home"), snapshot=corpus_dir, shared=corpus_dir.parent)
-
-
-@pytest.fixture(scope="module")
 def tsla(snap: Settings) -> MarketReport:
     return report_for(snap, "TSLA", date(2025, 9, 30))
 
@@ -188,13 +183,9 @@ def test_a_document_maps_to_companyfacts_entries() -> None:
     assert facts[("us-gaap:EarningsPerShareDiluted", "USD/shares")].value == 0.04
 
 
-def test_enterprise_value_to_sales_from_the_filing_and_the_price(corpus_dir: Path, tmp_path: Path) -> None:
+def test_enterprise_value_to_sales_from_the_filing_and_the_price(tsla: MarketReport) -> None:
     """TSLA (inline XBRL): EV / sales = (close × diluted shares + debt − cash) / TTM revenue, every input named."""
-    from equimind.analytics.market import report_for
-    from equimind.core.config import Settings
-
-    report = report_for(Settings(home=tmp_path, snapshot=corpus_dir), "TSLA", date(2025, 9, 30))
-    figs = {f.id: f for f in report.figures()}
+    figs = {f.id: f for f in tsla.figures()}
     ev = figs["ev_to_sales_ttm"]
     i = ev.inputs
     assert i["market_cap"] == pytest.approx(i["last_close"] * i["shares_diluted_quarter"])

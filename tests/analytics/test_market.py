@@ -30,11 +30,6 @@ _report = report_for  # the market report over the snapshot's own SourceSet
 
 
 @pytest.fixture(scope="module")
-def snap(corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    return Settings(home=tmp_path_factory.mktemp("home"), snapshot=corpus_dir, shared=corpus_dir.parent)
-
-
-@pytest.fixture(scope="module")
 def june(snap: Settings) -> MarketReport:
     return _report(snap, "NVDA", date(2025, 6, 30))
 

@@ -5,7 +5,6 @@ enters it; a ticker without recorded news still says so and names the fix."""
 from __future__ import annotations
 
 from datetime import date
-from pathlib import Path
 
 import pytest
 
@@ -17,11 +16,6 @@ from equimind.sources.snapshot_news import SnapshotNews
 from equimind.sources.sourceset import open_sources
 
 _report = report_for  # the market report over the snapshot's own SourceSet
-
-
-@pytest.fixture(scope="module")
-def snap(corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    return Settings(home=tmp_path_factory.mktemp("home"), snapshot=corpus_dir, shared=corpus_dir.parent)
 
 
 @pytest.fixture(scope="module")
