@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -37,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.machine import machine_info
+from equimind.backtest.calibration import wilson as calibration_wilson
 from equimind.debate import cues as cue_rules
 from equimind.debate.claim_model import LabelledSentence, fit_head, load_labels, train_vectors
 from equimind.debate.records import Theme
@@ -56,14 +56,10 @@ THEME_ASPECT = {Theme.GROWTH: "growth", Theme.DEMAND: "growth", Theme.PROFITABIL
 Claims = list[tuple[str, str]]  # (side, aspect) claims made on one sentence; [] = neutral
 
 
-def wilson(k: int, n: int, z: float = 1.96) -> list[float] | None:
-    if n == 0:
-        return None
-    p = k / n
-    den = 1 + z * z / n
-    mid = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return [round(max(0.0, mid - half), 4), round(min(1.0, mid + half), 4)]
+def wilson(k: int, n: int) -> list[float] | None:
+    """The 95 % Wilson interval (``backtest.calibration.wilson``: scipy's), rounded for the report."""
+    ci = calibration_wilson(k, n)
+    return None if ci is None else [round(ci[0], 4), round(ci[1], 4)]
 
 
 def rate(k: int, n: int) -> dict[str, Any]:
