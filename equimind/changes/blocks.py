@@ -206,15 +206,35 @@ def _one_sentence(p: Paragraph) -> bool:
     return len(split_prose_sentences(p.text)) == 1
 
 
-def is_heading(p: Paragraph, nxt: Paragraph | None) -> bool:
+_BULLETS = "•●·-–—*"
+
+
+def _bulleted(p: Paragraph | None) -> bool:
+    t = p.text.lstrip() if p is not None else ""
+    return bool(t) and t[0] in _BULLETS
+
+
+def is_heading(p: Paragraph, nxt: Paragraph | None, prev: Paragraph | None = None) -> bool:
+    """A risk factor's heading (module docstring). Some filings print every heading as a bullet ("* The Company
+    faces ..."): a bulleted paragraph is a heading when neither the paragraph before nor the one after is
+    bulleted (then it is not an item of a list) and, bullet stripped, it passes the same tests."""
     t = " ".join(p.text.split())  # no-break spaces and line wraps read as spaces
-    if not t or len(t) > HEADING_MAX_CHARS or t.endswith((":", ";", ",")) or t[0].islower() or t[0] in "•●·-–—*":
+    if t and t[0] in _BULLETS:
+        if _bulleted(prev) or _bulleted(nxt):
+            return False
+        t = t.lstrip(_BULLETS + " ")
+    if not t or len(t) > HEADING_MAX_CHARS or t.endswith((":", ";", ",")) or t[0].islower() or t[0] in _BULLETS:
         return False
     if _CONTINUES.match(t) or _REFERS.search(t):
         return False
     if nxt is None or not _one_sentence(p) or not t.endswith((".", "!", "?", ".\"", ".”")):
         return False
     return len(nxt.text) > len(t)
+
+
+def heading_text(p: Paragraph) -> str:
+    """A heading as a risk factor's name: trimmed, its bullet (if any) dropped."""
+    return p.text.strip().lstrip(_BULLETS + " ").strip()
 
 
 def is_title(p: Paragraph) -> bool:
@@ -233,9 +253,10 @@ def risk_factors(paras: tuple[Paragraph, ...] | list[Paragraph]) -> list[RiskFac
     out: list[RiskFactor] = []
     for i, p in enumerate(paras):
         nxt = paras[i + 1] if i + 1 < len(paras) else None
-        if is_group_title(p) and nxt is not None and is_heading(nxt, paras[i + 2] if i + 2 < len(paras) else None):
+        if is_group_title(p) and nxt is not None and is_heading(nxt, paras[i + 2] if i + 2 < len(paras) else None,
+                                                                p):
             continue
-        if is_heading(p, nxt):
+        if is_heading(p, nxt, paras[i - 1] if i else None):
             out.append(RiskFactor(p))
         elif out:
             out[-1].body.append(p)

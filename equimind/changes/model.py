@@ -88,6 +88,8 @@ class SectionPair(BaseModel):
     mode: str  # "full" | "risk_factor_update" | "old_only" | "new_only" | "skipped" | "unparsed"
     note: str = ""
     moved_elsewhere: int = 0  # paragraphs not new after all: their sentences are elsewhere in the other filing
+    reworded_elsewhere: int = 0  # paragraphs not new after all: reworded elsewhere in the other filing (``reworded``)
+    fragments: int = 0  # captions and fragments without a sentence: not reported as added / removed
 
 
 class ChangeReport(BaseModel):
