@@ -3,8 +3,9 @@
 A heading candidate is a short line that starts with ``Item 1A.`` (optionally ``Part II, Item 1A``); Markdown table
 rows (``| ... |``, where tables of contents live) are ignored. A filing mentions each item several times (table of
 contents, cross references, running page headers), so the headings used are the chain of candidates whose item
-numbers strictly increase and whose sum of ``log(1 + characters until the next candidate)`` is largest: a table of
-contents packs its entries a few characters apart and loses to the real headings, each of which opens pages of text.
+numbers strictly increase and whose sum of ``log(1 + characters until the next candidate of another item)`` is
+largest: a table of contents packs its entries a few characters apart and loses to the real headings, each of which
+opens pages of text, and of a run of page headers repeating one item the first weighs most.
 Text before the first heading is the ``Cover`` section; a document with no headings is one ``Full text`` section, so
 every character belongs to exactly one section.
 """
@@ -107,12 +108,20 @@ def _heading(off: int, m: re.Match[str], part: str, title: str) -> Heading:
 def best_chain(cands: list[Heading], text_len: int) -> list[Heading]:
     """The increasing-order subsequence maximising the sum of each heading's weight (dynamic programming).
 
-    A heading weighs ``log(1 + characters until the next candidate of any kind)``: table-of-contents lines sit a few
-    characters apart and weigh little, real headings open pages of text."""
+    A heading weighs ``log(1 + characters until the next candidate of another item)``: table-of-contents lines sit a
+    few characters apart and weigh little, real headings open pages of text. A PDF's running page header repeats
+    its item on every page ("PART I Item 1A"); measured to the next candidate of another item, the first of such a
+    run (the heading, or the header of the item's first page) weighs most, so the item starts where it starts, not
+    at one of its later pages."""
     n = len(cands)
     if not n:
         return []
-    weight = [math.log1p((cands[i + 1].start if i + 1 < n else text_len) - cands[i].start) for i in range(n)]
+    weight = []
+    for i in range(n):
+        j = i + 1
+        while j < n and cands[j].order == cands[i].order:
+            j += 1
+        weight.append(math.log1p((cands[j].start if j < n else text_len) - cands[i].start))
     score = weight[:]
     nxt = [-1] * n
     for i in range(n - 1, -1, -1):

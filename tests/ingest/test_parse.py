@@ -153,6 +153,23 @@ def test_detect_sections_prefers_body_headings_over_a_plain_text_toc() -> None:
     assert sections[1].start == text.index("Item 1. Business\n\nlong")
 
 
+def test_a_pdfs_running_page_headers_do_not_move_an_item_to_a_later_page() -> None:
+    """A PDF prints "PART I / Item 1A" atop every page of Item 1A; the item starts at its heading, not at the page
+    header of one of its later pages (Microsoft's FY2016 and FY2023 10-Ks began Item 1A mid-way before)."""
+    def pages(item: str, title: str, n: int, words: int) -> str:
+        head = f"Item {item}. {title}\n\n" + f"{title} text. " * words
+        rest = "".join(f"\n\n{p}\n\nPART I\nItem {item}\n\n" + f"more {title} text. " * words
+                       for p in range(2, n + 1))
+        return head + rest
+    toc = "Item 1. Business 3\nItem 1A. Risk Factors 9\nItem 2. Properties 20"
+    text = (f"Cover\n\n{toc}\n\n" + pages("1", "Business", 3, 300) + "\n\n" + pages("1A", "Risk Factors", 6, 300)
+            + "\n\n" + pages("2", "Properties", 1, 100))
+    sections = detect_sections(text, "10-K")
+    assert [s.name for s in sections] == ["Cover", "Item 1. Business", "Item 1A. Risk Factors", "Item 2. Properties"]
+    assert sections[2].start == text.index("Item 1A. Risk Factors\n\nRisk")
+    assert sections[1].start == text.index("Item 1. Business\n\nBusiness")
+
+
 def test_tidy_title() -> None:
     assert tidy_title("RISK FACTORS OF THE FORM 10-K") == "Risk Factors of the Form 10-K"
     assert tidy_title("Risk  Factors  12") == "Risk Factors"
