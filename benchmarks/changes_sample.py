@@ -3,8 +3,8 @@ headings, and the speed of one large 10-K against 10-K comparison (issue 30).
 
     python -m benchmarks.changes_sample --out benchmarks/results/changes_precision.json
         [--fb-store PATH] [--fb-data DIR] [--per-kind 3] [--seed 30] [--dev2-seed 31] [--dev3-seed 32]
-        [--heldout-seed 33] [--heldout-per-kind 4] [--dump-sample PATH] [--dump-dev2 PATH] [--dump-dev3 PATH]
-        [--dump-heldout PATH] [--speed-runs 3]
+        [--dev4-seed 33] [--heldout-seed 34] [--heldout-per-kind 4] [--dump-sample PATH] [--dump-dev2 PATH]
+        [--dump-dev3 PATH] [--dump-dev4 PATH] [--dump-heldout PATH] [--speed-runs 3]
 
 **Pairs.** The recorded snapshot's 10-K against the later 10-Q of NVDA, TSLA, AAPL and NFLX (only Item 1A is
 compared for such a pair), and FinanceBench's 10-Ks of one company in different years (full comparison): Best Buy
@@ -20,10 +20,11 @@ before it and every key in their label files (earlier engines' labels too):
 
 - **dev_seed30** (``--seed``, labels ``benchmarks/data/changes_labels.jsonl``), **dev_seed31** (``--dev2-seed``,
   labels ``benchmarks/data/changes_labels_heldout.jsonl``; the held-out sample of round 2) and **dev_seed32**
-  (``--dev3-seed``, labels ``benchmarks/data/changes_labels_heldout2.jsonl``; the held-out sample of round 3): all
-  informed engine fixes (round 4 chose the reworded check on their labels, ``benchmarks/changes_elsewhere.py``), so
-  their precision is optimistic. ``dev`` pools the three;
-- **heldout** (``--heldout-seed``, labels ``benchmarks/data/changes_labels_heldout3.jsonl``; round 4): labelled
+  (``--dev3-seed``, labels ``benchmarks/data/changes_labels_heldout2.jsonl``; the held-out sample of round 3) and
+  **dev_seed33** (``--dev4-seed``, labels ``benchmarks/data/changes_labels_heldout3.jsonl``; the held-out sample of
+  round 4): all informed engine fixes (rounds 4 and 5 chose the reworded check on their labels,
+  ``benchmarks/changes_elsewhere.py``), so their precision is optimistic. ``dev`` pools the four;
+- **heldout** (``--heldout-seed``, labels ``benchmarks/data/changes_labels_heldout4.jsonl``; round 5): labelled
   afresh after the engine was frozen; nobody looked at these items while fixing it. ``--heldout-seed -1`` skips
   it.
 
@@ -78,11 +79,13 @@ RESULTS = REPO / "benchmarks" / "results" / "changes_precision.json"
 LABELS = REPO / "benchmarks" / "data" / "changes_labels.jsonl"
 DEV2_LABELS = REPO / "benchmarks" / "data" / "changes_labels_heldout.jsonl"  # seed 31: held-out in round 2, dev since
 DEV3_LABELS = REPO / "benchmarks" / "data" / "changes_labels_heldout2.jsonl"  # seed 32: held-out in round 3, dev since
-HELDOUT_LABELS = REPO / "benchmarks" / "data" / "changes_labels_heldout3.jsonl"
+DEV4_LABELS = REPO / "benchmarks" / "data" / "changes_labels_heldout3.jsonl"  # seed 33: held-out in round 4, dev since
+HELDOUT_LABELS = REPO / "benchmarks" / "data" / "changes_labels_heldout4.jsonl"
 HEADINGS = REPO / "benchmarks" / "data" / "changes_new_headings.jsonl"
 DEV2_SEED = 31
 DEV3_SEED = 32
-HELDOUT_SEED = 33
+DEV4_SEED = 33
+HELDOUT_SEED = 34
 SPEED_TARGET_S = 5.0
 PRECISION_TARGET = 0.95
 RECALL_TARGET = 0.95
@@ -334,8 +337,10 @@ ROLES = {
                   "made after round 2, so it is dev data now (optimistic)",
     "dev_seed32": "dev: seed 32, round 3's held-out sample; round 4 chose the reworded check on its labels with the "
                   "others', so it is dev data now (optimistic)",
-    "dev": "dev_seed30, dev_seed31 and dev_seed32 pooled (no population weighting across the samples)",
-    "heldout": "held-out: seed 33 (round 4), drawn after excluding every change of the dev samples and every key in "
+    "dev_seed33": "dev: seed 33, round 4's held-out sample (0.85 added / removed on the round-4 engine); round 5 chose "
+                  "the reworded check on its labels with the others', so it is dev data now (optimistic)",
+    "dev": "dev_seed30 to dev_seed33 pooled (no population weighting across the samples)",
+    "heldout": "held-out: seed 34 (round 5), drawn after excluding every change of the dev samples and every key in "
                "their label files; nobody looked at these items while fixing the engine",
 }
 
@@ -528,6 +533,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--dev3-seed", type=int, default=DEV3_SEED,
                     help="seed of the third dev sample (round 3's held-out), drawn after excluding the first two")
     ap.add_argument("--dev3-labels", type=Path, default=DEV3_LABELS)
+    ap.add_argument("--dev4-seed", type=int, default=DEV4_SEED,
+                    help="seed of the fourth dev sample (round 4's held-out), drawn after excluding the first three")
+    ap.add_argument("--dev4-labels", type=Path, default=DEV4_LABELS)
     ap.add_argument("--heldout-seed", type=int, default=HELDOUT_SEED,
                     help="seed of the held-out sample, drawn after excluding every change of both dev samples and "
                          "every key in their label files; a negative value skips it")
@@ -540,6 +548,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="also write the dev sample with both quotes and search evidence (JSONL), for labelling")
     ap.add_argument("--dump-dev2", type=Path, default=None, help="the same for the second dev sample")
     ap.add_argument("--dump-dev3", type=Path, default=None, help="the same for the third dev sample")
+    ap.add_argument("--dump-dev4", type=Path, default=None, help="the same for the fourth dev sample")
     ap.add_argument("--dump-heldout", type=Path, default=None, help="the same for the held-out sample")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
@@ -589,10 +598,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     # in their label files (including labels made on an earlier engine whose change is still produced)
     plan = [("dev_seed30", args.seed, args.labels, args.dump_sample),
             ("dev_seed31", args.dev2_seed, args.dev2_labels, args.dump_dev2),
-            ("dev_seed32", args.dev3_seed, args.dev3_labels, args.dump_dev3)]
+            ("dev_seed32", args.dev3_seed, args.dev3_labels, args.dump_dev3),
+            ("dev_seed33", args.dev4_seed, args.dev4_labels, args.dump_dev4)]
     if args.heldout_seed >= 0:
         plan.append(("heldout", args.heldout_seed, args.heldout_labels, args.dump_heldout))
-    per_kind = {"dev_seed32": args.heldout_per_kind, "heldout": args.heldout_per_kind}
+    per_kind = {"dev_seed32": args.heldout_per_kind, "dev_seed33": args.heldout_per_kind,
+                "heldout": args.heldout_per_kind}
     splits: dict[str, Split] = {}
     seen: set[str] = set()
     for name, seed, labels_path, dump in plan:
@@ -603,9 +614,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         splits[name].section["role"] = ROLES[name]
         splits[name].section["excluded_keys"] = len(exclude)
         seen |= splits[name].keys | {r["key"] for r in _jsonl(labels_path)}
-    dev_names = ("dev_seed30", "dev_seed31", "dev_seed32")
+    dev_names = ("dev_seed30", "dev_seed31", "dev_seed32", "dev_seed33")
     dev_items = [i for n in dev_names for i in splits[n].labelled]
-    dev_pooled = {"role": ROLES["dev"], "seeds": [args.seed, args.dev2_seed, args.dev3_seed],
+    dev_pooled = {"role": ROLES["dev"], "seeds": [args.seed, args.dev2_seed, args.dev3_seed, args.dev4_seed],
                   "labelled": len(dev_items),
                   "sample_size": sum(splits[n].section["sample_size"] for n in dev_names),
                   "unlabelled": sum(len(splits[n].section["unlabelled"]) for n in dev_names),
@@ -653,7 +664,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     write(args.out, payload)
     shown: list[tuple[str, dict[str, Any]]] = [(n, s.section) for n, s in splits.items()]
-    shown.insert(3, ("dev", {**dev_pooled, "seed": "30+31+32", "unlabelled": []}))
+    shown.insert(4, ("dev", {**dev_pooled, "seed": "30-33", "unlabelled": []}))
     for name, sec in shown:
         print(f"{name} (seed {sec['seed']}): {sec['labelled']}/{sec['sample_size']} labelled")
         for group, row in ((sec["precision"] or {}).get("overall") or {}).items():

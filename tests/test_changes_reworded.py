@@ -96,3 +96,34 @@ def test_the_engine_uses_the_values_chosen_leave_company_out() -> None:
     result = json.loads((REPO / "benchmarks" / "results" / "changes_elsewhere.json").read_text())
     assert result["chosen"] == {"REWORDED_MIN": diff.REWORDED_MIN, "REWORDED_SHARE": diff.REWORDED_SHARE}
     assert result["leave_company_out"]["kept"] > 0
+
+
+def test_a_heading_over_a_subtitle_takes_the_paragraph_after_it_as_body() -> None:
+    text = ("Abuse of our platforms may harm our reputation or user engagement.\n\n"
+            "Advertising, professional, marketplace, and gaming platform abuses\n\n"
+            + BODY.format(t="Users may post content that violates our terms.") + "\n\n"
+            "Our results may vary from quarter to quarter.\n\nRisks Related to Regulation\n\n"
+            "New laws could restrict how we use the data we collect.\n\n"
+            + BODY.format(t="Several states passed privacy laws last year.") + "\n\n")
+    paras, _ = paragraphs(text, 0, len(text))
+    heads = [f.heading.text if f.heading else None for f in risk_factors(paras)]
+    # the one-sentence paragraph before a group title and a heading is body text, not a heading of its own
+    assert heads == ["Abuse of our platforms may harm our reputation or user engagement.",
+                     "New laws could restrict how we use the data we collect."]
+
+
+def test_a_stock_sentence_does_not_make_a_new_paragraph_a_rewording() -> None:
+    """The new filing ends every factor with one stock sentence, the old filing one factor with another wording of
+    it: that sentence, printed under several paragraphs of its own filing, counts on neither side of the reworded
+    share, so the new paragraph's one new sentence makes it new."""
+    stock_old = ("Any of these events could materially and adversely affect our business, financial condition, "
+                 "results of operations and the market price of our common stock.")
+    stock_new = ("Any of these events could adversely affect our business, our financial condition and results of "
+                 "operations, and the market price of our common stock could decline.")
+    fresh = "In May we received a subpoena from a state attorney general about our data retention."
+    old = filing("".join(f"{h}\n\n{t}{' ' + stock_old if k == 0 else ''}\n\n" for k, (h, t) in enumerate(FACTORS)))
+    new = filing("".join(f"{h}\n\n{t} {stock_new}\n\n" for h, t in FACTORS) + f"{fresh} {stock_new}\n\n",
+                 filed=date(2025, 2, 1))
+    report = run(old, new)
+    added = [c for c in report.changes if c.kind == ChangeKind.ADDED]
+    assert len(added) == 1 and added[0].new is not None and added[0].new.quote.startswith(fresh)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from equimind.core.documents import Document, Section
@@ -248,15 +249,28 @@ def is_group_title(p: Paragraph) -> bool:
     return 0 < len(t) <= GROUP_TITLE_MAX_CHARS and not t.endswith(_CLOSING) and t[0].isupper()
 
 
+def heading_at(paras: Sequence[Paragraph], i: int) -> bool:
+    """Whether ``paras[i]`` is a risk factor's heading (``is_heading``). Its body is the next paragraph, or the one
+    after it when the next is a subtitle (a title line, e.g. "Advertising, professional, marketplace, and gaming
+    platform abuses") and that one does not open another factor."""
+    def at(k: int) -> Paragraph | None:
+        return paras[k] if 0 <= k < len(paras) else None
+
+    prev, nxt, after = at(i - 1), at(i + 1), at(i + 2)
+    if is_heading(paras[i], nxt, prev):
+        return True
+    return (nxt is not None and after is not None and is_title(nxt) and not is_heading(after, at(i + 3), nxt)
+            and is_heading(paras[i], after, prev))
+
+
 def risk_factors(paras: tuple[Paragraph, ...] | list[Paragraph]) -> list[RiskFactor]:
     """The risk factors of a risk-factor section (the preamble first, heading None, when there is one)."""
     out: list[RiskFactor] = []
     for i, p in enumerate(paras):
         nxt = paras[i + 1] if i + 1 < len(paras) else None
-        if is_group_title(p) and nxt is not None and is_heading(nxt, paras[i + 2] if i + 2 < len(paras) else None,
-                                                                p):
+        if is_group_title(p) and nxt is not None and heading_at(paras, i + 1):
             continue
-        if is_heading(p, nxt, paras[i - 1] if i else None):
+        if heading_at(paras, i):
             out.append(RiskFactor(p))
         elif out:
             out[-1].body.append(p)

@@ -43,8 +43,8 @@ from equimind.changes.blocks import (
     SECTION_KEYS,
     Paragraph,
     SectionText,
+    heading_at,
     heading_text,
-    is_heading,
     is_title,
     norm,
     paragraphs,
@@ -68,8 +68,8 @@ _DIGIT = re.compile(r"\d")
 # The reworded check of ``_elsewhere``: chosen leave-company-out on the hand-labelled added / removed changes by
 # ``python -m benchmarks.changes_elsewhere`` (benchmarks/results/changes_elsewhere.json holds the choice, the
 # leave-company-out estimate and the grid); a test checks these equal the all-companies choice written there.
-REWORDED_MIN = 70  # RapidFuzz token_set_ratio of two fuzzy_key sentences at or above which one rewords the other
-REWORDED_SHARE = 0.67  # share of a paragraph's sentence characters so found for it to be a rewording, not new
+REWORDED_MIN = 72  # RapidFuzz token_set_ratio of two fuzzy_key sentences at or above which one rewords the other
+REWORDED_SHARE = 0.5  # share of a paragraph's sentence characters so found for it to be a rewording, not new
 REWORDED_CANDIDATES = 10  # sentences scored per sentence: those sharing the most distinctive words
 REWORDED_WORD_MAX_DF = 0.02  # a word in more than this share of the other filing's sentences selects nothing
 EDIT_RUNS = 5
@@ -368,8 +368,8 @@ def _renamed_headings(pa: list[Paragraph], pb: list[Paragraph], matched: dict[in
 def _factor_spans(paras: list[Paragraph]) -> list[tuple[int, list[int]]]:
     """(heading index, body indices) of each risk factor."""
     out: list[tuple[int, list[int]]] = []
-    for i, p in enumerate(paras):
-        if is_heading(p, paras[i + 1] if i + 1 < len(paras) else None, paras[i - 1] if i else None):
+    for i in range(len(paras)):
+        if heading_at(paras, i):
             out.append((i, []))
         elif out:
             out[-1][1].append(i)
@@ -471,7 +471,8 @@ def _elsewhere(old: Document, new: Document, diffs: list[SectionDiff]) -> None:
        sentence characters have a sentence in the other filing scoring ``REWORDED_MIN`` or more
        (``fuzzy_key`` on both, RapidFuzz ``token_set_ratio``) says what the other filing said in other words or
        with other figures: it becomes a ``reworded`` change citing the other filing's paragraph that holds most of
-       those sentences (counted in ``reworded_elsewhere``), not ``added`` / ``removed``.
+       those sentences (counted in ``reworded_elsewhere``), not ``added`` / ``removed``. A stock sentence printed
+       under several paragraphs of the paragraph's own filing counts on neither side of that share.
     3. A paragraph without one sentence of ``RESTRUCTURED_MIN_CHARS`` characters (a caption such as "Gain on Sale
        of Businesses:") states nothing that can be new: it is not reported (counted in ``fragments``)."""
     todo = [(d, c) for d in diffs for c in d.changes if c.kind in (ChangeKind.ADDED, ChangeKind.REMOVED)]
@@ -514,7 +515,8 @@ def _elsewhere(old: Document, new: Document, diffs: list[SectionDiff]) -> None:
             d.pair.moved_elsewhere += 1
             d.changes.extend(x for x in extra if not any(_same(x, y) for y in d.changes))
             continue
-        reworded = whole[other_doc.id].reworded(this_doc.text, spans)
+        own = [(s, e) for s, e in spans if not whole[this_doc.id].repeated(this_doc.text[s:e])]
+        reworded = whole[other_doc.id].reworded(this_doc.text, own) if own else None
         if reworded is None:
             continue
         k, sim = reworded
@@ -567,6 +569,21 @@ class _WholeText:
         key = _masked(sentence_key)
         at = self.joined.find(key) if key else -1
         return None if at < 0 else bisect_right(self.starts, at) - 1
+
+    @functools.cached_property
+    def _repeats(self) -> frozenset[str]:
+        """The sentences (normalised, digits masked) found in two or more paragraphs of this filing."""
+        seen: dict[str, int] = {}
+        for k, p in enumerate(self.paras):
+            for s, e in p.sentences:
+                key = _masked(norm(self.doc.text[s:e]))
+                seen[key] = k if key not in seen else (-1 if seen[key] != k else k)
+        return frozenset(key for key, k in seen.items() if k == -1)
+
+    def repeated(self, sentence: str) -> bool:
+        """A stock sentence ("This could harm our business ...") printed under several paragraphs of this filing:
+        it says nothing about whether a paragraph is new, so the reworded check leaves it out of both counts."""
+        return _masked(norm(sentence)) in self._repeats
 
     @functools.cached_property
     def _fuzzy(self) -> tuple[list[tuple[str, int]], dict[str, list[int]]]:
