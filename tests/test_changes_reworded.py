@@ -127,3 +127,20 @@ def test_a_stock_sentence_does_not_make_a_new_paragraph_a_rewording() -> None:
     report = run(old, new)
     added = [c for c in report.changes if c.kind == ChangeKind.ADDED]
     assert len(added) == 1 and added[0].new is not None and added[0].new.quote.startswith(fresh)
+
+
+def test_a_rewording_found_elsewhere_is_marked_and_argues_no_side() -> None:
+    """Its counterpart is the closest paragraph of the other filing, not the same paragraph aligned, so the change
+    rule of the debate does not read its word counts as risk grown or softened."""
+    from equimind.debate.change_claims import change_claims
+
+    old = filing(RISKS, mdna=OLD_MDNA)
+    new = filing(RISKS, mdna=f"{NEW_REWORDED}\n\n{NEW_FACT}\n\nWe opened four new distribution centers during the "
+                 "year to shorten delivery times to our customers.\n\n", filed=date(2025, 2, 1))
+    report = run(old, new)
+    rw = [c for c in report.changes if c.kind == ChangeKind.REWORDED]
+    assert len(rw) == 1 and rw[0].elsewhere
+    moved = rw[0].model_copy(update={"section": "risk_factors", "negative_delta": -9})
+    aligned = moved.model_copy(update={"elsewhere": False})
+    assert change_claims(report.model_copy(update={"changes": [moved]})) == []
+    assert change_claims(report.model_copy(update={"changes": [aligned]}))  # the same change aligned: bull

@@ -92,6 +92,7 @@ class RawChange:
     new_text: str = ""
     inserted: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
+    elsewhere: bool = False  # a rewording found by the reworded check of ``_elsewhere``, not by alignment
 
 
 @dataclass
@@ -529,7 +530,7 @@ def _elsewhere(old: Document, new: Document, diffs: list[SectionDiff]) -> None:
         d.changes.remove(c)
         d.pair.reworded_elsewhere += 1
         rw = RawChange(ChangeKind.REWORDED, d.pair.key, a_side, b_side, similarity=sim, risk_factor=c.risk_factor,
-                       old_text=a_text, new_text=b_text, inserted=inserted, deleted=deleted)
+                       old_text=a_text, new_text=b_text, inserted=inserted, deleted=deleted, elsewhere=True)
         if not any(_same(rw, y) for y in d.changes):
             d.changes.append(rw)
 

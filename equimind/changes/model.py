@@ -70,6 +70,9 @@ class Change(BaseModel):
     materiality: float  # the key inside a tier (see ``RANKING_RULE``)
     inserted: list[str] = Field(default_factory=list)  # reworded: the runs of words the new side added (first 5)
     deleted: list[str] = Field(default_factory=list)  # reworded: the runs of words the old side had (first 5)
+    # reworded: the counterpart was found elsewhere in the other filing by the reworded check (the paragraph holding
+    # most of its sentences), not aligned as the same paragraph: its word counts compare two different paragraphs
+    elsewhere: bool = False
     old: Side | None = None
     new: Side | None = None
     summary: str

@@ -81,6 +81,6 @@ def rank(raw: Sequence[RawChange], lex: Lexicon | None) -> list[Change]:
         out.append(Change(rank=n, kind=c.kind, section=c.section, risk_factor=c.risk_factor,
                           is_risk_factor=c.is_risk_factor, similarity=c.similarity, figures=c.figures,
                           negative_delta=neg, uncertainty_delta=unc, tier=tier, materiality=round(mat, 4),
-                          inserted=c.inserted, deleted=c.deleted,
+                          inserted=c.inserted, deleted=c.deleted, elsewhere=c.elsewhere,
                           old=c.old, new=c.new, summary=_summary(c, neg, unc)))
     return out

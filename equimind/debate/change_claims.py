@@ -6,6 +6,8 @@ A change between the company's two latest periodic filings is evidence about ris
   whose Loughran-McDonald negative + uncertainty words grew by at least ``CHANGE_MIN_WORDS`` (``CHANGE_GREW``).
 - **Bull**: a whole risk factor dropped (``CHANGE_DROPPED``), or a risk-factor rewording whose negative + uncertainty
   words fell by at least ``CHANGE_MIN_WORDS`` (``CHANGE_SOFTENED``).
+- A rewording the reworded check found elsewhere (``Change.elsewhere``: its counterpart is the closest paragraph of the
+  other filing, not the same paragraph aligned) argues neither side: its word counts compare two paragraphs.
 
 A new or grown risk cites the new filing's span; a dropped one cites the old filing's (the only text there is), and
 the claim says it is absent from the new one. Each claim's theme is the theme of the first text cue
@@ -51,6 +53,8 @@ def _rule(c: Change) -> tuple[Speaker, float, str] | None:
         if c.kind == ChangeKind.ADDED:
             return Speaker.BEAR, CHANGE_NEW_FACTOR, "new-risk-factor"
         return Speaker.BULL, CHANGE_DROPPED, "dropped-risk-factor"
+    if c.elsewhere:  # its counterpart is the closest paragraph elsewhere: word counts compare two paragraphs
+        return None
     if c.kind in (ChangeKind.ADDED, ChangeKind.REWORDED) and words >= CHANGE_MIN_WORDS:
         return Speaker.BEAR, CHANGE_GREW, "risk-grew"
     if c.kind == ChangeKind.REWORDED and words <= -CHANGE_MIN_WORDS:
