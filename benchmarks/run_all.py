@@ -68,6 +68,8 @@ def benchmarks() -> list[Bench]:
         # the offline analyst's claims: the labelled sentences scored leave-company-out (cues vs the classifier), and
         # the rating across five paraphrases of the decision question for the ten recorded tickers (ADR 0019)
         Bench("claim_classifier"),
+        # the aspect search's words per debate aspect, k chosen leave-company-out on the labelled sentences (ADR 0020)
+        Bench("aspect_queries", needs_shared=True),
         Bench("paraphrase_stability", needs_shared=True, quick=("--tickers", "NVDA,TSLA")),
         # two hosts over one PostgreSQL docstore + Chroma server: A-indexed -> B-searchable latency, identical top 10;
         # `equimind serve --workers 1/2/4` search throughput; one worker's memory on PostgreSQL vs SQLite

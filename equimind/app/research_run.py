@@ -17,7 +17,9 @@ from equimind.core.timeguard import filter_dated
 from equimind.debate.debate import DebateEngine
 from equimind.ingest.first_answer import CAPABILITY as DEFERRED
 from equimind.ingest.first_answer import run_note
+from equimind.lexicon.aspect_queries import load_aspect_queries
 from equimind.query.parsed import ParsedQuestion
+from equimind.research.aspects import AspectSearcher
 from equimind.research.conclude import Concluder
 from equimind.research.critic import CriticVerdict, RAGCriticAgent
 from equimind.research.events import Emitter, EventSink, ResearchStage
@@ -43,6 +45,7 @@ class ResearchRun:
         self.state = RunState()
         self._search = search
         self._product_search = product_search  # ``equimind search`` of the question: what ``answer`` reads first
+        self._aspects: AspectSearcher | None = None  # set by _gather: the debate's aspect search (the loop's filter)
 
     def run(self) -> Recommendation:
         t_all = time.perf_counter()
@@ -97,6 +100,9 @@ class ResearchRun:
         converged, verdict = loop.run()
         loop.ensure_figures()
         evidence = loop.final_evidence()
+        self._aspects = AspectSearcher(search=self._search, base_filter=loop.base_filter(), as_of=self.ask.as_of,
+                                       queries=load_aspect_queries(), state=self.state, emit=self.emit,
+                                       doc_sha=s.doc_sha)
         deferred = sum(s.docstore.deferred((self.ask.ticker,)).values())
         if deferred:
             self.state.degraded.add(DEFERRED, run_note(self.ask.ticker, deferred))
@@ -110,7 +116,8 @@ class ResearchRun:
             debate=lambda: DebateEngine.from_settings(self.settings, s.docstore, api_key=s.llm_api_key(),
                                                       embedder=s.embedder),
             memory=s.memory, provider=self.settings.provider, emit=self.emit, answerer=s.answerer,
-            rescope=s.question_parser.rescope, changes=lambda t, d: stored_changes(s, t, d))
+            rescope=s.question_parser.rescope, changes=lambda t, d: stored_changes(s, t, d),
+            aspect_search=self._aspects)
 
     def _load_cached_report(self) -> None:
         """DB-first figures: reuse the market report computed by an earlier run for the same ticker and as-of."""

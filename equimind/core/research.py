@@ -87,6 +87,8 @@ class AgenticRAGReport(BaseModel):
     log: list[IterationLog] = Field(default_factory=list)
     # the answerability check's verdict (equimind/answer/answerability.py, ADR 0006); None when it did not run
     answerability: dict[str, Any] | None = None
+    # the aspect search after compression (equimind/research/aspects.py): one record per uncovered debate aspect
+    aspect_searches: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class JudgeSynthesis(BaseModel):

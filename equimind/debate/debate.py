@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
@@ -109,10 +109,16 @@ class DebateEngine:
                    claim_judge=judge, claim_judge_note=judge_note)
 
     def run(self, ticker: str, question: str, as_of: date, evidence: Sequence[EvidenceNode],
-            figures: Sequence[Figure], changes: ChangeReport | None = None) -> DebateOutcome:
+            figures: Sequence[Figure], changes: ChangeReport | None = None, *,
+            searched: Mapping[str, str] | None = None, searched_ids: Collection[str] = (),
+            searched_aspects: Collection[str] = ()) -> DebateOutcome:
         """Synchronous entry. Inside a running event loop it runs on a worker thread with its own loop (blocking
-        the caller); async code should ``await arun(...)`` instead."""
-        coro = self.arun(ticker, question, as_of, evidence, figures, changes)
+        the caller); async code should ``await arun(...)`` instead. ``searched``: aspect -> what the research's
+        aspect search did for it, said in the judge's "Aspects" line; ``searched_ids``: the passages it added (read
+        for claims, not for the tone shift); ``searched_aspects``: the aspects it searched (its passages argue
+        those only, one claim each)."""
+        coro = self.arun(ticker, question, as_of, evidence, figures, changes, searched=searched,
+                         searched_ids=searched_ids, searched_aspects=searched_aspects)
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -120,12 +126,26 @@ class DebateEngine:
         with ThreadPoolExecutor(max_workers=1) as pool:
             return pool.submit(asyncio.run, coro).result()
 
+    def _analyst(self, verifier: CitationVerifier) -> OfflineAnalyst:
+        return OfflineAnalyst(self.lexicon, max_claims_per_side=self._max_claims,
+                              prior_normalised=lambda d: verifier.normalised(d).text, claim_judge=self._claim_judge)
+
+    def argued_themes(self, as_of: date, evidence: Sequence[EvidenceNode], figures: Sequence[Figure],
+                      changes: ChangeReport | None = None) -> list[str]:
+        """The themes of the offline analyst's opening claims over this evidence (what the debate would argue
+        before verification and rebuttals): the research's aspect search reads it to find the uncovered aspects."""
+        ev, figs = split_by_as_of(evidence, as_of)[0], split_by_as_of(figures, as_of)[0]
+        if changes is not None and changes.new.filed_at is not None and changes.new.filed_at > as_of:
+            changes = None
+        analysis = self._analyst(CitationVerifier(self._lookup)).analyse(ev, figs, changes)
+        return [c.theme.value for c in (*analysis.bull, *analysis.bear)]
+
     async def arun(self, ticker: str, question: str, as_of: date, evidence: Sequence[EvidenceNode],
-                   figures: Sequence[Figure], changes: ChangeReport | None = None) -> DebateOutcome:
+                   figures: Sequence[Figure], changes: ChangeReport | None = None, *,
+                   searched: Mapping[str, str] | None = None, searched_ids: Collection[str] = (),
+                   searched_aspects: Collection[str] = ()) -> DebateOutcome:
         verifier = CitationVerifier(self._lookup)
-        analyst = OfflineAnalyst(self.lexicon, max_claims_per_side=self._max_claims,
-                                  prior_normalised=lambda d: verifier.normalised(d).text,
-                                  claim_judge=self._claim_judge)
+        analyst = self._analyst(verifier)
         ev, late_ev = split_by_as_of(evidence, as_of)
         figs, late_figs = split_by_as_of(figures, as_of)
         if changes is not None and changes.new.filed_at is not None and changes.new.filed_at > as_of:
@@ -133,9 +153,10 @@ class DebateEngine:
             changes = None
         else:
             state_note = None
-        analysis = analyst.analyse(ev, figs, changes)
+        analysis = analyst.analyse(ev, figs, changes, searched=frozenset(searched_ids),
+                                   searched_aspects=frozenset(searched_aspects))
         state = RunState(ticker, question, as_of, list(ev), list(figs), analysis,
-                         ClaimVerifier(verifier, figs, analysis))
+                         ClaimVerifier(verifier, figs, analysis), searched=dict(searched or {}))
         if state_note:
             state.degrade("as_of", state_note)
         if late_ev or late_figs:
@@ -268,4 +289,4 @@ def _required_line(state: RunState) -> list[str]:
             f"{', …' if len(docs) > 4 else ''}) and {len(state.figures)} figures")
     themes = [v.draft.theme.value for v in state.pool if v.draft.kind is ClaimKind.OPENING]
     return ([f"Required figures — {'; '.join(stated)}."] if stated else []) + [
-        f"Aspects — {'; '.join(aspect_coverage(themes, read))}."]
+        f"Aspects — {'; '.join(aspect_coverage(themes, read, state.searched))}."]

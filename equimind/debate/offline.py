@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 
@@ -27,6 +27,7 @@ from equimind.debate import figure_rules
 from equimind.debate.change_claims import change_claims
 from equimind.debate.claim_model import NEUTRAL_VETO, ClaimJudge
 from equimind.debate.records import Author, Basis, BasisKind, ClaimKind, DraftClaim, SpanRef, Theme
+from equimind.debate.required import ASPECT_THEMES
 from equimind.lexicon.calendar import MONTHS
 from equimind.lexicon.injection import injection_spans
 from equimind.lexicon.lm_lists import Lexicon
@@ -114,21 +115,28 @@ class OfflineAnalyst:
     # ---- openings -------------------------------------------------------------------------------------------
 
     def analyse(self, evidence: Sequence[EvidenceNode], figures: Sequence[Figure],
-                changes: ChangeReport | None = None) -> Analysis:
+                changes: ChangeReport | None = None, *, searched: frozenset[str] = frozenset(),
+                searched_aspects: frozenset[str] = frozenset()) -> Analysis:
+        """``searched``: passages (ids) the research's aspect search added for aspects nothing else argued. They
+        were chosen for one topic (litigation, supply), so the tone shift does not read them (their words would
+        tilt a filing's tone), and they give at most one claim for each aspect searched (``searched_aspects``) and
+        none for another (``one_per_searched_aspect``): the search is there to cover an aspect, not to add
+        weight."""
         nodes = order_nodes(evidence)
         injections = self._injections(nodes)
         flagged = {(h.doc_id, h.start, h.end) for h in injections}
         found = self._sentence_signals(nodes, flagged)
-        text_claims = self._cue_claims(nodes, found)
+        text_claims, stale = stale_cue_claims(self._cue_claims(nodes, found), nodes)
         notes: list[str] = []
         if self.lexicon is None:
             notes.append("tone signals off: no Loughran-McDonald lexicon was loaded")
             tone_claims: list[DraftClaim] = []
         else:
-            tone_claims = self._tone_claims(nodes, flagged)
+            tone_claims = self._tone_claims([n for n in nodes if n.id not in searched], flagged)
         text_claims, vetoed = self._neutral_veto(text_claims)
         text_claims, conflicts = one_side_per_sentence(merge_periods(text_claims))
-        conflicts = vetoed + conflicts
+        text_claims = one_per_searched_aspect(text_claims, [n for n in nodes if n.id in searched], searched_aspects)
+        conflicts = stale + vetoed + conflicts
         # a tone claim is the document's shift, its sentence an example: not a reading of that sentence
         claims = text_claims + tone_claims + merge_figure_lines(figure_claims(figures)) + change_claims(changes)
         bull = select_case([c for c in claims if c.speaker is Speaker.BULL], self.max_claims_per_side)
@@ -516,3 +524,58 @@ def figure_strength(figures: Sequence[Figure], figure_ids: Sequence[str],
         if c.speaker is side and c.strength > best[0]:
             best = (c.strength, c.theme, c.basis)
     return best
+
+
+def one_per_searched_aspect(claims: list[DraftClaim], searched: Sequence[EvidenceNode],
+                            aspects: Collection[str]) -> list[DraftClaim]:
+    """Of the claims citing a passage the aspect search added, the strongest of each searched aspect
+    (``ASPECT_THEMES``; ``aspects``) stays; one on another aspect goes (the passages were added to cover the
+    searched aspects). Claims on other passages are untouched."""
+    if not searched:
+        return claims
+    spans = [(n.doc_id, n.start, n.end) for n in searched]
+    aspect_of = {theme: aspect for aspect, themes in ASPECT_THEMES for theme in themes}
+
+    def from_search(c: DraftClaim) -> bool:
+        return any(s.doc_id == d and a <= s.start and s.end <= b for s in c.spans for d, a, b in spans)
+
+    best: dict[str, DraftClaim] = {}
+    for c in claims:
+        aspect = aspect_of.get(c.theme.value, c.theme.value)
+        if from_search(c) and aspect in aspects and (
+                aspect not in best or (c.strength, c.id) > (best[aspect].strength, best[aspect].id)):
+            best[aspect] = c
+    keep = {id(c) for c in best.values()}
+    return [c for c in claims if not from_search(c) or id(c) in keep]
+
+
+STALE_YEARS = 2  # a cue sentence whose latest year is this many years or more before its filing's fiscal year
+_YEAR = re.compile(r"(?<![\w$.,])(?P<since>since\s+)?(?P<year>(?:19|20)\d{2})(?![\w,.]\d)", re.IGNORECASE)
+
+
+def _fiscal_year(filed: date) -> int:
+    """The fiscal year a filing reports on, roughly: a filing made in the first half of a year reports on the year
+    before (a 10-K filed in February), one made later on its own year (a September year-end's 10-K, a 10-Q)."""
+    return filed.year if filed.month >= 7 else filed.year - 1
+
+
+def is_stale(sentence: str, filed: date | None) -> bool:
+    """Whether a sentence speaks only of years ``STALE_YEARS`` or more before its filing's fiscal year ("We
+    repurchased ... in 2022" in a 10-K for 2024): history, not the company now. A year after "since" opens a
+    period that runs to now and does not count; a sentence with no year is never stale."""
+    if filed is None:
+        return False
+    years = [int(m.group("year")) for m in _YEAR.finditer(sentence) if not m.group("since")]
+    return bool(years) and max(years) <= _fiscal_year(filed) - STALE_YEARS
+
+
+def stale_cue_claims(claims: list[DraftClaim], nodes: Sequence[EvidenceNode]) -> tuple[list[DraftClaim], list[str]]:
+    """Cue claims whose sentence is history (``is_stale``) are set aside, with one line saying which."""
+    filed = {n.doc_id: n.filed_at for n in nodes}
+    out = [c for c in claims if c.spans and is_stale(c.spans[0].quote, filed.get(c.spans[0].doc_id))]
+    if not out:
+        return claims, []
+    eg = "; ".join(f"“{shorten(c.spans[0].quote, 70)}” ({c.signal})" for c in out[:3])
+    return [c for c in claims if c not in out], [
+        f"Set aside {len(out)} cue sentence(s) about years {STALE_YEARS} or more before their filing's fiscal "
+        f"year (history, not the company now): {eg}."]

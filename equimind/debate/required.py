@@ -7,7 +7,7 @@ are positive; with earnings at or below zero P/E has no value and EV/sales (TTM)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from equimind.core.research import Figure
@@ -81,19 +81,28 @@ ASPECT_THEMES: tuple[tuple[str, frozenset[str]], ...] = (
 )
 
 
-def aspect_coverage(themes: Sequence[str], read: str) -> list[str]:
+def uncovered_aspects(themes: Sequence[str]) -> list[str]:
+    """The aspects (in ASPECT_THEMES order) no theme of ``themes`` argues; macro, which no rule argues, left out."""
+    return [aspect for aspect, wanted in ASPECT_THEMES if wanted and not any(t in wanted for t in themes)]
+
+
+def aspect_coverage(themes: Sequence[str], read: str, searched: Mapping[str, str] | None = None) -> list[str]:
     """One line per aspect: how many verified claims argue it, or "no evidence found in" what was read (named
-    once, on the first such line)."""
+    once, on the first such line). ``searched``: aspect -> what the aspect search did for it (the query it searched,
+    or why it searched nothing), said beside the aspect's count or its "no evidence found"."""
     lines: list[str] = []
     named = False
+    searched = searched or {}
     for aspect, wanted in ASPECT_THEMES:
         n = sum(1 for t in themes if t in wanted)
+        how = searched.get(aspect)
         if n:
-            lines.append(f"{aspect}: {n} claim(s)")
+            lines.append(f"{aspect}: {n} claim(s)" + (f" ({how})" if how else ""))
         elif aspect == "macro":
             lines.append("macro: no claim (the macro panel's figures are context: no rule of the analyst argues "
                          "them)")
         else:
-            lines.append(f"{aspect}: no evidence found {'there either' if named else f'in {read}'}")
+            lines.append(f"{aspect}: no evidence found {'there either' if named else f'in {read}'}"
+                         + (f" ({how})" if how else ""))
             named = True
     return lines

@@ -32,6 +32,7 @@ class RunState:
     calls: list[CallRecord] = field(default_factory=list)
     pool: list[VerifiedClaim] = field(default_factory=list)
     trimmed: int = 0
+    searched: dict[str, str] = field(default_factory=dict)  # aspect -> what the research's aspect search did
 
     def degrade(self, capability: str, reason: str) -> None:
         self.degraded.add(capability, reason)

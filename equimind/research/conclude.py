@@ -18,9 +18,11 @@ from equimind.core.research import AgenticRAGReport, Figure, JudgeSynthesis, Rec
 from equimind.core.search import EvidenceNode
 from equimind.core.timeguard import filter_dated
 from equimind.debate.debate import DebateEngine
+from equimind.debate.required import uncovered_aspects
 from equimind.memory.store import MemoryStore
 from equimind.query.analysis import AskKind
 from equimind.query.parsed import ParsedQuestion
+from equimind.research.aspects import AspectSearcher
 from equimind.research.critic import CriticVerdict
 from equimind.research.events import Emitter, ResearchStage
 from equimind.research.state import RunState
@@ -42,6 +44,7 @@ class Concluder:
     # run can see now (``QuestionParser.rescope``): a fetch may have stored new filings
     changes: Callable[[str, date], ChangeReport | None] = lambda ticker, as_of: None  # the risk-factor changes
     # between the ticker's two latest stored filings (``app/changes_run.stored_changes``): debate evidence
+    aspect_search: AspectSearcher | None = None  # searches the aspects the kept evidence argues nothing on
 
     def conclude(self, ask: ParsedQuestion, state: RunState, converged: bool, verdict: CriticVerdict,
                  evidence: list[EvidenceNode], figures: list[Figure], t_all: float) -> Recommendation:
@@ -54,17 +57,11 @@ class Concluder:
         state.time("compress", t0)
 
         answer = self._answerability(ask, state, nodes)
+        read = list(comp.kept)  # what the debate reads: the kept passages and what the aspect search adds
         if answer.answerable and answer.analysis.kind is AskKind.SPECIFIC and self.answerer is not None:
             fields = self._answer_fields(ask, state, nodes)
         elif answer.answerable:
-            t0 = time.perf_counter()
-            changes = self.changes(ask.ticker, ask.as_of)
-            outcome = self.debate().run(ask.ticker, ask.text, ask.as_of, list(comp.kept), figures, changes)
-            state.time("debate", t0)
-            self.emit(ResearchStage.DEBATE, f"{len(outcome.bull_case)} bull and {len(outcome.bear_case)} bear "
-                      f"claims verified; {outcome.dropped_claims} dropped", None,
-                      rating=outcome.rating.value if outcome.rating else None)
-            fields = outcome.recommendation_fields()
+            read, fields = self._debate(ask, state, read, figures)
             if answer.analysis.topic and self.answerer is not None:  # "both": the rating, and above it the answer
                 fields["answer"] = self.direct_answer(ask, state, nodes, topic=True)
         else:
@@ -72,17 +69,41 @@ class Concluder:
 
         agentic = AgenticRAGReport(iterations=len(state.logs), converged=converged, coverage=verdict.coverage,
                                    curated_nodes=len(comp.kept), discarded_nodes=len(comp.discarded),
-                                   log=state.logs, answerability=answer.to_log())
+                                   log=state.logs, answerability=answer.to_log(),
+                                   aspect_searches=[a.to_log() for a in state.aspect_searches])
         state.degraded.extend(state.report.degraded if state.report else [])
         state.degraded.extend(fields.pop("degraded"))
         state.timings["total"] = round((time.perf_counter() - t_all) * 1000, 2)
         rec = Recommendation(ticker=ask.ticker, question=ask.text, as_of=ask.as_of, figures=figures,
                              agentic_rag=agentic, degraded=state.degraded.items(), timings_ms=dict(state.timings),
                              **fields)
-        rec = self._remember(ask, comp.kept, rec, nodes)
+        known = {n.id for n in nodes}
+        rec = self._remember(ask, read, rec, [*nodes, *(n for n in read if n.id not in known)])
         ended = rec.rating.value if rec.rating else "REFUSED" if rec.refused else "ANSWERED"
         self.emit(ResearchStage.DONE, f"{ended} conviction {rec.conviction:.2f}", None)
         return rec
+
+    def _debate(self, ask: ParsedQuestion, state: RunState, kept: list[EvidenceNode],
+                figures: list[Figure]) -> tuple[list[EvidenceNode], dict[str, Any]]:
+        """The debate over the kept passages plus what the aspect search adds for the aspects they argue nothing on
+        (``research/aspects.py``); returns what it read and the Recommendation fields."""
+        t0 = time.perf_counter()
+        changes = self.changes(ask.ticker, ask.as_of)
+        debate = self.debate()
+        added: list[EvidenceNode] = []
+        if self.aspect_search is not None:
+            themes = debate.argued_themes(ask.as_of, kept, figures, changes)
+            # the search covers the aspects of a rating; it never makes one: evidence that argues nothing is refused
+            added = self.aspect_search.run(uncovered_aspects(themes), kept) if themes else []
+        outcome = debate.run(ask.ticker, ask.text, ask.as_of, kept + added, figures, changes,
+                             searched={a.aspect: a.said() for a in state.aspect_searches},
+                             searched_ids=[n.id for n in added],
+                             searched_aspects=[a.aspect for a in state.aspect_searches if a.query is not None])
+        state.time("debate", t0)
+        self.emit(ResearchStage.DEBATE, f"{len(outcome.bull_case)} bull and {len(outcome.bear_case)} bear "
+                  f"claims verified; {outcome.dropped_claims} dropped", None,
+                  rating=outcome.rating.value if outcome.rating else None)
+        return kept + added, outcome.recommendation_fields()
 
     def _answerability(self, ask: ParsedQuestion, state: RunState,
                        evidence: list[EvidenceNode]) -> AnswerabilityVerdict:

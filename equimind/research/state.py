@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from equimind.analytics.market import MarketReport
     from equimind.core.documents import Document
     from equimind.ingest.pipeline import IngestReport
+    from equimind.research.aspects import AspectSearch
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,7 @@ class RunState:
     timings: dict[str, float] = field(default_factory=dict)
     fetched_kinds: set[str] = field(default_factory=set)
     company: str | None = None
+    aspect_searches: list[AspectSearch] = field(default_factory=list)  # research/aspects.py, after compression
 
     def time(self, stage: str, t0: float) -> float:
         ms = (time.perf_counter() - t0) * 1000
