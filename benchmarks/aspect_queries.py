@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import time
 from collections import Counter, defaultdict
@@ -336,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--words-out", type=Path, default=WORDS)
     ap.add_argument("--words-only", action="store_true", help="rebuild the word lists with the recorded choice")
     ap.add_argument("--cache", type=Path, default=None, help="keep the chunked documents here between runs")
-    ap.add_argument("--shared", type=Path, default=REPO.parent / "shared")
+    ap.add_argument("--shared", type=Path, default=Path(os.environ.get("EQUIMIND_SHARED", str(REPO.parent / "shared"))))
     args = ap.parse_args(argv)
     rows = load_labels(args.labels)
     if args.words_only:
