@@ -117,6 +117,12 @@ TONE_STRENGTH = 0.4
 # sections were right 3 of 14 times (all 3 of one company); held out company by company, the other companies'
 # bull-in-risk cues are right at most 3 of 13 times, so every fold turns them off too.
 BULL_CUES_IN_RISK_FACTORS = False
+# "Mixed sentences take the side of the main clause" (benchmarks/data/README-claims.md): in "operating income
+# increased ..., partially offset by a $4.5 billion charge" the concession clause does not argue, so a cue matched
+# only inside it ("charge") does not fire. Measured on the labelled sentences by benchmarks/claim_classifier.py.
+OFFSET_CLAUSE_ARGUES = False
+_CONCESSION = re.compile(r"\b(?:partially |partly |largely |more than |mostly )?offset(?:s)?(?: in part)? by\b",
+                         re.IGNORECASE)
 _WORDS = re.compile(r"[a-z]+")
 
 
@@ -133,11 +139,14 @@ def hedged(text: str) -> bool:
 @functools.lru_cache(maxsize=4 * TEXT_CACHE)
 def sentence_cues(sentence: str) -> tuple[tuple[TextCue, ...], float]:
     """The strongest unnegated cue per side in ``sentence`` (in side order of first appearance) and its weight
-    factor (HEDGE_FACTOR when hedged). Cached: the same retrieved sentences are read in every run on a ticker."""
+    factor (HEDGE_FACTOR when hedged); a cue first matched inside an "offset by" concession clause does not count
+    (``OFFSET_CLAUSE_ARGUES``). Cached: the same retrieved sentences are read in every run on a ticker."""
     best: dict[Speaker, TextCue] = {}
+    concession = None if OFFSET_CLAUSE_ARGUES else _CONCESSION.search(sentence)
+    cut = concession.start() if concession is not None and concession.start() > 0 else len(sentence)
     for cue in TEXT_CUES:
         m = cue.pattern.search(sentence)
-        if m is None or negated(sentence, m.start()):
+        if m is None or m.start() >= cut or negated(sentence, m.start()):
             continue
         if cue.side not in best or cue.strength > best[cue.side].strength:
             best[cue.side] = cue

@@ -186,3 +186,17 @@ def test_a_cue_sentence_about_an_old_year_is_history_not_a_claim() -> None:
     assert not is_stale("Revenue of $2,022 million rose on demand.", _date(2025, 2, 7))
     assert not is_stale("Revenue rose on data center demand.", _date(2025, 2, 7))
     assert not is_stale("We repurchased shares in 2022.", None)
+
+
+def test_a_cue_inside_an_offset_by_clause_does_not_argue() -> None:
+    """Mixed sentences take the side of the main clause (benchmarks/data/README-claims.md): the charge in "income
+    increased ..., partially offset by a $4.5 billion charge" is a concession, not a bear claim; the same charge as a
+    main clause still is one."""
+    from equimind.core.research import Speaker
+    from equimind.debate.cues import sentence_cues
+
+    mixed = ("Products gross margin increased during the quarter due primarily to a different mix of products, "
+             "partially offset by tariff costs and a $4.5 billion charge for excess inventory.")
+    assert Speaker.BEAR not in {c.side for c in sentence_cues(mixed)[0]}
+    plain = "We recorded a $4.5 billion charge for excess inventory and purchase obligations during the quarter."
+    assert Speaker.BEAR in {c.side for c in sentence_cues(plain)[0]}
