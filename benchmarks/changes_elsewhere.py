@@ -30,7 +30,7 @@ from typing import Any
 from benchmarks import changes_sample as cs
 from benchmarks.machine import machine_info
 from equimind.changes import diff
-from equimind.changes.model import ChangeKind
+from equimind.changes.model import Change, ChangeKind
 from equimind.changes.report import compare
 
 log = logging.getLogger("changes_elsewhere")
@@ -42,7 +42,7 @@ GRID_T = tuple(range(60, 101, 2))
 GRID_F = (0.5, 0.67, 0.75, 1.0)  # below half, most of a paragraph would be new: the labelling rule calls that added
 
 
-def _features(pair: cs.Pair, whole: dict[str, Any], c: Any) -> list[list[float]]:
+def _features(pair: cs.Pair, whole: dict[str, diff._WholeText], c: Change) -> list[list[float]]:
     """[characters, best score in the other filing] of each sentence of the change's paragraph (stock sentences
     repeated in its own filing left out, as the engine leaves them out)."""
     side = c.new if c.kind == ChangeKind.ADDED else c.old
@@ -83,9 +83,7 @@ def candidates(pairs: Sequence[cs.Pair]) -> tuple[list[dict[str, Any]], list[dic
                               "kind": c.kind.value, "tier": c.tier, "correct": bool(lab["correct"]),
                               "failure_mode": lab.get("failure_mode"), "sentences": _features(pair, whole, c)})
             for h in (h for h in listed if h["pair"] == pair.id):
-                target = diff.norm(h["heading"])
-                holders = [c for c in report.changes if c.kind == ChangeKind.ADDED and c.new is not None
-                           and target in diff.norm(c.new.quote)]
+                holders = cs.heading_holders(report, h["heading"])
                 headings.append({"pair": pair.id, "company": pair.company, "heading": h["heading"],
                                  "candidates": [{"key": cs.change_key(c), "sentences": _features(pair, whole, c)}
                                                 for c in holders]})

@@ -377,6 +377,13 @@ def figures_verified(c: Change) -> bool:
     return bool(c.figures) and all(f.old_text in c.old.quote and f.new_text in c.new.quote for f in c.figures)
 
 
+def heading_holders(report: ChangeReport, heading: str) -> list[Change]:
+    """The added changes whose cited new span holds ``heading`` (normalised), in rank order."""
+    target = norm(heading)
+    return [c for c in report.changes if c.kind == ChangeKind.ADDED and c.new is not None
+            and target in norm(c.new.quote)]
+
+
 def heading_recall(headings: list[dict[str, Any]], reports: dict[str, ChangeReport]) -> dict[str, Any]:
     rows = []
     for h in headings:
@@ -384,12 +391,9 @@ def heading_recall(headings: list[dict[str, Any]], reports: dict[str, ChangeRepo
         if report is None:
             rows.append({**h, "found": None, "by": None})
             continue
-        target = norm(h["heading"])
-        by = None
-        for c in report.changes:
-            if c.kind == ChangeKind.ADDED and c.new is not None and target in norm(c.new.quote):
-                by = {"key": change_key(c), "is_risk_factor": c.is_risk_factor, "rank": c.rank}
-                break
+        first = next(iter(heading_holders(report, h["heading"])), None)
+        by = None if first is None else {"key": change_key(first), "is_risk_factor": first.is_risk_factor,
+                                         "rank": first.rank}
         rows.append({"pair": h["pair"], "heading": h["heading"], "found": by is not None, "by": by})
     scored = [r for r in rows if r["found"] is not None]
     k = sum(1 for r in scored if r["found"])

@@ -32,7 +32,7 @@ from __future__ import annotations
 import functools
 import re
 from bisect import bisect_right
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
@@ -574,12 +574,9 @@ class _WholeText:
     @functools.cached_property
     def _repeats(self) -> frozenset[str]:
         """The sentences (normalised, digits masked) found in two or more paragraphs of this filing."""
-        seen: dict[str, int] = {}
-        for k, p in enumerate(self.paras):
-            for s, e in p.sentences:
-                key = _masked(norm(self.doc.text[s:e]))
-                seen[key] = k if key not in seen else (-1 if seen[key] != k else k)
-        return frozenset(key for key, k in seen.items() if k == -1)
+        paragraphs_with = Counter(key for p in self.paras
+                                  for key in {_masked(norm(self.doc.text[s:e])) for s, e in p.sentences})
+        return frozenset(key for key, n in paragraphs_with.items() if n > 1)
 
     def repeated(self, sentence: str) -> bool:
         """A stock sentence ("This could harm our business ...") printed under several paragraphs of this filing:

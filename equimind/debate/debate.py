@@ -135,9 +135,7 @@ class DebateEngine:
         """The themes of the offline analyst's opening claims over this evidence (what the debate would argue
         before verification and rebuttals): the research's aspect search reads it to find the uncovered aspects."""
         ev, figs = split_by_as_of(evidence, as_of)[0], split_by_as_of(figures, as_of)[0]
-        if changes is not None and changes.new.filed_at is not None and changes.new.filed_at > as_of:
-            changes = None
-        analysis = self._analyst(CitationVerifier(self._lookup)).analyse(ev, figs, changes)
+        analysis = self._analyst(CitationVerifier(self._lookup)).analyse(ev, figs, _dated(changes, as_of)[0])
         return [c.theme.value for c in (*analysis.bull, *analysis.bear)]
 
     async def arun(self, ticker: str, question: str, as_of: date, evidence: Sequence[EvidenceNode],
@@ -148,11 +146,7 @@ class DebateEngine:
         analyst = self._analyst(verifier)
         ev, late_ev = split_by_as_of(evidence, as_of)
         figs, late_figs = split_by_as_of(figures, as_of)
-        if changes is not None and changes.new.filed_at is not None and changes.new.filed_at > as_of:
-            state_note = f"the filing change report ends {changes.new.filed_at}, after {as_of}: not used"
-            changes = None
-        else:
-            state_note = None
+        changes, state_note = _dated(changes, as_of)
         analysis = analyst.analyse(ev, figs, changes, searched=frozenset(searched_ids),
                                    searched_aspects=frozenset(searched_aspects))
         state = RunState(ticker, question, as_of, list(ev), list(figs), analysis,
@@ -276,6 +270,13 @@ class DebateEngine:
                              degraded=tuple(state.degraded.items()), prompt_hashes=self._hashes(),
                              usage=self._usage(state),
                              provider=self.llm.label if self.llm else "offline", score=verdict.score)
+
+
+def _dated(changes: ChangeReport | None, as_of: date) -> tuple[ChangeReport | None, str | None]:
+    """The filing change report when its newer filing is dated on or before ``as_of``, else None and why."""
+    if changes is not None and changes.new.filed_at is not None and changes.new.filed_at > as_of:
+        return None, f"the filing change report ends {changes.new.filed_at}, after {as_of}: not used"
+    return changes, None
 
 
 def replace_thesis(synthesis: JudgeSynthesis, thesis: str) -> JudgeSynthesis:
