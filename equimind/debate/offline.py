@@ -126,7 +126,7 @@ class OfflineAnalyst:
         injections = self._injections(nodes)
         flagged = {(h.doc_id, h.start, h.end) for h in injections}
         found = self._sentence_signals(nodes, flagged)
-        text_claims, stale = stale_cue_claims(self._cue_claims(nodes, found), nodes)
+        text_claims = self._cue_claims(nodes, found)
         notes: list[str] = []
         if self.lexicon is None:
             notes.append("tone signals off: no Loughran-McDonald lexicon was loaded")
@@ -136,7 +136,7 @@ class OfflineAnalyst:
         text_claims, vetoed = self._neutral_veto(text_claims)
         text_claims, conflicts = one_side_per_sentence(merge_periods(text_claims))
         text_claims = one_per_searched_aspect(text_claims, [n for n in nodes if n.id in searched], searched_aspects)
-        conflicts = stale + vetoed + conflicts
+        conflicts = vetoed + conflicts
         # a tone claim is the document's shift, its sentence an example: not a reading of that sentence
         claims = text_claims + tone_claims + merge_figure_lines(figure_claims(figures)) + change_claims(changes)
         bull = select_case([c for c in claims if c.speaker is Speaker.BULL], self.max_claims_per_side)
@@ -548,34 +548,3 @@ def one_per_searched_aspect(claims: list[DraftClaim], searched: Sequence[Evidenc
     keep = {id(c) for c in best.values()}
     return [c for c in claims if not from_search(c) or id(c) in keep]
 
-
-STALE_YEARS = 2  # a cue sentence whose latest year is this many years or more before its filing's fiscal year
-_YEAR = re.compile(r"(?<![\w$.,])(?P<since>since\s+)?(?P<year>(?:19|20)\d{2})(?![\w,.]\d)", re.IGNORECASE)
-
-
-def _fiscal_year(filed: date) -> int:
-    """The fiscal year a filing reports on, roughly: a filing made in the first half of a year reports on the year
-    before (a 10-K filed in February), one made later on its own year (a September year-end's 10-K, a 10-Q)."""
-    return filed.year if filed.month >= 7 else filed.year - 1
-
-
-def is_stale(sentence: str, filed: date | None) -> bool:
-    """Whether a sentence speaks only of years ``STALE_YEARS`` or more before its filing's fiscal year ("We
-    repurchased ... in 2022" in a 10-K for 2024): history, not the company now. A year after "since" opens a
-    period that runs to now and does not count; a sentence with no year is never stale."""
-    if filed is None:
-        return False
-    years = [int(m.group("year")) for m in _YEAR.finditer(sentence) if not m.group("since")]
-    return bool(years) and max(years) <= _fiscal_year(filed) - STALE_YEARS
-
-
-def stale_cue_claims(claims: list[DraftClaim], nodes: Sequence[EvidenceNode]) -> tuple[list[DraftClaim], list[str]]:
-    """Cue claims whose sentence is history (``is_stale``) are set aside, with one line saying which."""
-    filed = {n.doc_id: n.filed_at for n in nodes}
-    out = [c for c in claims if c.spans and is_stale(c.spans[0].quote, filed.get(c.spans[0].doc_id))]
-    if not out:
-        return claims, []
-    eg = "; ".join(f"“{shorten(c.spans[0].quote, 70)}” ({c.signal})" for c in out[:3])
-    return [c for c in claims if c not in out], [
-        f"Set aside {len(out)} cue sentence(s) about years {STALE_YEARS} or more before their filing's fiscal "
-        f"year (history, not the company now): {eg}."]
