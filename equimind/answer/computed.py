@@ -45,6 +45,7 @@ from equimind.answer.record import AnswerFigure, AnswerSentence, Method, StatedV
 from equimind.answer.values import in_asked_scale, scale_word
 from equimind.lexicon.concepts import METRICS, MetricSpec
 from equimind.lexicon.formulas import ABSOLUTE, DAYS, PERCENT, SPAN_GROWTH, TIMES, Formula, FormulaMatch, Line
+from equimind.lexicon.line_items import load_line_items
 
 _METRICS = {m.key: m for m in METRICS}
 
@@ -53,6 +54,12 @@ _METRICS = {m.key: m for m in METRICS}
 class Computed:
     sentence: AnswerSentence | None
     reason: str  # where the inputs came from, or which input is missing
+
+
+def line_spec(key: str) -> MetricSpec:
+    """A line of a formula: a concept-map key, or a concept named by its XBRL label (a reported line item asked
+    about: ``lexicon.line_items``)."""
+    return _METRICS.get(key) or load_line_items().specs[key]
 
 
 LineLookup = Callable[[MetricSpec, int, int], LineValue | None]
@@ -64,9 +71,9 @@ def _year_values(f: Formula, lines: tuple[Line, ...], year: int, lookup: LineLoo
     for key, off in lines:
         y = year + off
         if (key, y) not in got:
-            lv = lookup(_METRICS[key], y, t)
+            lv = lookup(line_spec(key), y, t)
             if lv is None:
-                return None, f"{_METRICS[key].name.lower()} for fiscal {y}"
+                return None, f"{line_spec(key).name.lower()} for fiscal {y}"
             got[(key, y)] = lv
         v = got[(key, y)].value
         out[(key, off)] = abs(v) if key in ABSOLUTE else v
@@ -219,7 +226,7 @@ def _cagr(match: FormulaMatch, years: Sequence[int], company: str, ticker: str, 
     start = min(years) if len(set(years)) > 1 else end - (match.span_years or 0)
     if start >= end:
         return Computed(None, f"{f.name}: the ask names one fiscal year and no span of years to grow over")
-    metric = _METRICS[f.lines[0][0]]
+    metric = line_spec(f.lines[0][0])
     got = {y: lookup(metric, y, end) for y in (start, end)}
     missing = [y for y, lv in got.items() if lv is None]
     if missing:

@@ -46,6 +46,7 @@ list that has a fact for the asked period wins (companies switch concepts over t
 * ``income_tax`` (USD, flow): us-gaap: IncomeTaxExpenseBenefit. Phrases: provision for income taxes, income tax
   expense. ``pretax_income`` (USD, flow): us-gaap: IncomeLossFromContinuingOperationsBeforeIncomeTaxes... Phrases:
   income before income taxes, pretax income.
+* ``interest_expense`` (USD, flow): us-gaap: InterestExpense, InterestExpenseDebt. Phrases: interest expense.
 * ``total_liabilities`` (USD, instant): us-gaap: Liabilities. Phrases: total liabilities.
 * ``stockholders_equity`` (USD, instant): us-gaap: StockholdersEquity,
   StockholdersEquityIncludingPortionAttributableToNoncontrollingInterest. Phrases: stockholders' equity,
@@ -86,8 +87,39 @@ class MetricSpec:
     flow: bool  # duration (income / cash-flow statement) vs instant (balance sheet)
 
 
+_ACRONYM_AMP = re.compile(r"\b[a-z]+&[a-z]+\b")
+
+
+def ampersand_acronyms(phrase: str) -> tuple[str, ...]:
+    """The phrase with each acronym of three or more letters around "&" also written without it and with "n" for it
+    ("net pp&e" -> "net ppe", "net ppne"), the way "AT&T" is written "ATT" and "Johnson & Johnson" "JnJ"
+    (``query.identity.ampersand_forms``); a two-letter one ("r&d") keeps its "&", as "rd" is not a name."""
+    forms = [phrase]
+    for m in _ACRONYM_AMP.finditer(phrase):
+        if len(m.group(0)) - 1 >= 3:
+            forms += [f.replace(m.group(0), m.group(0).replace("&", x)) for f in list(forms) for x in ("", "n")]
+    return tuple(forms)
+
+
+ACRONYM_SKIP = frozenset(["of", "the", "for", "to", "in", "on", "a", "an"])
+
+
+def series_acronyms(words: list[str]) -> list[str]:
+    """The initials of a name that ends "X, Y and Z", with "&" for the "and": "selling general and administrative"
+    -> "sg&a", and its ampersand forms when it has three letters or more ("sga", "sgna"); none for another name."""
+    if len(words) < 3 or words[-2] != "and":  # "X, Y and Z": the initials end at the word after "and"
+        return []
+    letters = "".join("&" if w == "and" else w[0] for w in words if w not in ACRONYM_SKIP)
+    out = [letters]
+    if len(letters.replace("&", "")) >= 3:
+        out += [letters.replace("&", ""), letters.replace("&", "n")]
+    return out
+
+
 def _m(key: str, name: str, phrases: str, concepts: str, unit: str = USD, flow: bool = True) -> MetricSpec:
-    return MetricSpec(key, name, tuple(p.strip() for p in phrases.split(";")), tuple(concepts.split()), unit, flow)
+    """A concept-map line; each phrase also in its ampersand forms."""
+    forms = (f for p in phrases.split(";") for f in ampersand_acronyms(p.strip()))
+    return MetricSpec(key, name, tuple(dict.fromkeys(forms)), tuple(concepts.split()), unit, flow)
 
 
 METRICS: tuple[MetricSpec, ...] = (
@@ -143,7 +175,8 @@ METRICS: tuple[MetricSpec, ...] = (
     _m("accounts_receivable", "Accounts receivable", "accounts receivable; accounts receivable, net; "
        "receivables, net", "us-gaap:AccountsReceivableNetCurrent", flow=False),
     _m("depreciation_amortization", "Depreciation and amortization", "depreciation and amortization; "
-       "depreciation, depletion and amortization; depreciation, amortization and other; depreciation & amortization",
+       "depreciation, depletion and amortization; depreciation, amortization and other; depreciation & amortization; "
+       "d&a; dd&a",
        "us-gaap:DepreciationDepletionAndAmortization us-gaap:DepreciationAndAmortization "
        "us-gaap:DepreciationAmortizationAndAccretionNet"),
     _m("income_tax", "Income tax expense", "provision for income taxes; income tax expense; income tax provision; "
@@ -155,6 +188,8 @@ METRICS: tuple[MetricSpec, ...] = (
        "us-gaap:IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest "
        "us-gaap:IncomeLossFromContinuingOperationsBeforeIncomeTaxesMinorityInterestAndIncomeLossFromEquityMethod"
        "Investments"),
+    _m("interest_expense", "Interest expense", "interest expense; total interest expense",
+       "us-gaap:InterestExpense us-gaap:InterestExpenseDebt"),
     _m("total_liabilities", "Total liabilities", "total liabilities", "us-gaap:Liabilities", flow=False),
     _m("stockholders_equity", "Stockholders' equity", "stockholders' equity; shareholders' equity; stockholders "
        "equity; shareholders equity", "us-gaap:StockholdersEquity "
@@ -173,10 +208,11 @@ LINE_HEADS = frozenset(["revenue", "revenues", "sales", "cost", "costs", "expens
                         "losses", "profit", "profits", "earnings", "assets", "liabilities", "equity", "cash", "tax",
                         "taxes", "debt", "interest", "margin", "dividends", "deficit"])
 
-# Verbs and modifiers an XBRL ask may use around the metric ("How much did NVIDIA earn", "total net sales").
+# Verbs and modifiers an XBRL ask may use around the metric ("How much did NVIDIA earn", "total net sales",
+# "unadjusted operating income": as reported, which is what companyfacts and the statements hold).
 METRIC_VERBS = wordset("""spend spent earn earned generate generated report reported post posted record recorded
 book booked make made pay paid carry carried hold held have had total net reported consolidated company overall
-full whole""")
+full whole unadjusted""")
 
 
 @dataclass(frozen=True)

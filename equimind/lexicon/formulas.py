@@ -145,6 +145,23 @@ FORMULAS: tuple[Formula, ...] = (
     _f("payout_ratio", "dividend payout ratio", "dividend payout ratio; payout ratio", PERCENT,
        "dividends paid / net income", "dividends net_income",
        lambda v: v[("dividends", 0)] / v[("net_income", 0)] * 100),
+    _f("retention_ratio", "retention ratio", "retention ratio; earnings retention ratio; plowback ratio; "
+       "plow-back ratio", PERCENT, "(net income - dividends paid) / net income", "net_income dividends",
+       lambda v: (v[("net_income", 0)] - v[("dividends", 0)]) / v[("net_income", 0)] * 100),
+    _f("interest_coverage", "interest coverage ratio", "interest coverage; interest coverage ratio; times interest "
+       "earned; times interest earned ratio", TIMES, "operating income / interest expense",
+       "operating_income interest_expense",
+       lambda v: v[("operating_income", 0)] / v[("interest_expense", 0)]),
+    _f("receivables_turnover", "receivables turnover", "receivables turnover; receivable turnover; accounts "
+       "receivable turnover; receivables turnover ratio; accounts receivable turnover ratio", TIMES,
+       "revenue[t] / average of accounts receivable[t-1] and [t]",
+       "revenue accounts_receivable accounts_receivable@t-1",
+       lambda v: v[("revenue", 0)] / _avg(v, "accounts_receivable")),
+    _f("payables_turnover", "payables turnover", "payables turnover; payable turnover; accounts payable turnover; "
+       "payables turnover ratio; accounts payable turnover ratio", TIMES,
+       "cost of revenue[t] / average of accounts payable[t-1] and [t]",
+       "cost_of_revenue accounts_payable accounts_payable@t-1",
+       lambda v: v[("cost_of_revenue", 0)] / _avg(v, "accounts_payable")),
     _f("free_cash_flow", "free cash flow", "free cash flow; fcf", MONEY,
        "operating cash flow - capital expenditures", "operating_cash_flow capex",
        lambda v: v[("operating_cash_flow", 0)] - v[("capex", 0)]),
@@ -165,7 +182,8 @@ FORMULAS: tuple[Formula, ...] = (
 )
 SPAN_GROWTH = frozenset(["revenue_cagr"])  # figures over the span of years named, not one year
 OUTFLOWS = frozenset(["capex", "dividends", "buybacks"])  # printed as negatives in a cash-flow statement
-ABSOLUTE = OUTFLOWS | {"depreciation_amortization"}  # used by size: an outflow or an add-back, whatever its sign
+# used by size: an outflow, an add-back or a cost printed in parentheses, whatever its sign
+ABSOLUTE = OUTFLOWS | {"depreciation_amortization", "interest_expense"}
 
 
 @dataclass(frozen=True)
@@ -260,3 +278,42 @@ def metric_formula(metric: MetricSpec) -> Formula:
     """A reported line as a one-line "formula", so a yes / no ask about its direction is answered as a ratio's."""
     return Formula(metric.key, metric.name.lower(), (), MONEY, "as reported", ((metric.key, 0),),
                    lambda v: v[(metric.key, 0)])
+
+
+# --- figures composed from any one line (a grammar, not a catalogue) -----------------------------------------------
+# "SG&A as a % of revenue", "COGS % margin", "R&D to revenue": the line over revenue, in percent
+SHARE_OF_REVENUE_AFTER = re.compile(
+    r"^\s*(?:(?:%|percent)\s+margin|margin|(?:as\s+)?(?:an?\s+)?(?:%|percent(?:age)?|share|proportion)\s+of\s+"
+    r"(?:total\s+|net\s+)*(?:revenues?|sales)|(?:to|/)\s*(?:total\s+|net\s+)*(?:revenues?|sales)(?:\s+ratio)?)\b",
+    re.I)
+# "operating income growth", "growth in operating income", "year-over-year change in SG&A": the line's change in
+# percent of its prior-year value
+GROWTH_BEFORE = re.compile(r"\b(?:growth(?:\s+rate)?|(?:(?:year[\s-]over[\s-]year|yoy|annual|percent(?:age)?)\s+)?"
+                           r"change)\s+(?:in|of)\s+(?:[\w&.-]+(?:'s)?\s+){0,3}$", re.I)
+GROWTH_AFTER = re.compile(r"^\s*(?:growth(?:\s+rate)?|(?:year[\s-]over[\s-]year|yoy)\s+(?:growth|change)|grow|grew)\b",
+                          re.I)
+PERCENT_WANTED = re.compile(r"%|\bpercent|\bgrowth\b|\brate\b|\bhow (?:fast|quickly)\b", re.I)
+
+
+def composed_formula(text: str, metric: MetricSpec, start: int, end: int) -> FormulaMatch | None:
+    """A figure ``text`` asks of the one line ``metric`` it names at ``start``-``end``, by English grammar rather
+    than by a catalogue phrase: the line's share of revenue ("SG&A as a % of revenue", "COGS % margin") or its
+    growth in percent ("year-over-year change in operating income ... in percents"), or None. Textbook
+    definitions: share = line / revenue; growth = (line[t] - line[t-1]) / |line[t-1]|."""
+    low = text.lower().replace("\u2019", "'")
+    before, after = low[:start], low[end:]
+    avg = bool(AVERAGE_BEFORE.search(before)) or bool(N_YEAR_AVERAGE.search(low))
+    n = N_YEARS.search(low)
+    span = int(n.group(1)) if n and n.group(1).isdigit() else _NUMBER_WORDS.get(n.group(1)) if n else None
+    key, name = metric.key, metric.name.lower()
+    if metric.unit != "USD":
+        return None
+    if key != "revenue" and SHARE_OF_REVENUE_AFTER.search(after):
+        f = Formula(f"{key}/revenue", f"{name} as a percent of revenue", (), PERCENT, f"{name} / revenue",
+                    ((key, 0), ("revenue", 0)), lambda v: v[(key, 0)] / v[("revenue", 0)] * 100)
+        return FormulaMatch(f, text[start:end], avg, span)
+    if (GROWTH_BEFORE.search(before) or GROWTH_AFTER.search(after)) and PERCENT_WANTED.search(low):
+        f = Formula(f"{key}@growth", f"{name} growth", (), PERCENT, f"({name}[t] - {name}[t-1]) / |{name}[t-1]|",
+                    ((key, 0), (key, -1)), lambda v: (v[(key, 0)] - v[(key, -1)]) / abs(v[(key, -1)]) * 100)
+        return FormulaMatch(f, text[start:end], avg, span)
+    return None

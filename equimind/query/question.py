@@ -34,13 +34,14 @@ import Stemmer
 
 from equimind.lexicon.amounts import SCALES
 from equimind.lexicon.concepts import METRIC_VERBS, SHARES, MetricMatch, find_metrics
-from equimind.lexicon.formulas import OUTFLOWS, FormulaMatch, find_formula, metric_formula
+from equimind.lexicon.formulas import OUTFLOWS, FormulaMatch, composed_formula, find_formula, metric_formula
+from equimind.lexicon.line_items import find_line_item, find_line_items
 from equimind.lexicon.questions import COMPARATIVES, COMPARE_WORDS, SPEND_WORDS
 from equimind.lexicon.text import TOKEN
 from equimind.lexicon.text import wordset as _wordset
 from equimind.lexicon.vocabulary import MONEY_VERBS
 from equimind.query.analysis import AskAnalysis, AskKind, Subject, analyse
-from equimind.query.figure_asks import asked_decimals, asks_each_year, trend_word
+from equimind.query.figure_asks import DOWN, UP, asked_decimals, asks_each_year, trend_word
 from equimind.query.kinds import AnswerKind
 from equimind.query.periods import Period, find_periods
 
@@ -176,6 +177,30 @@ def _compared_kind(words: Sequence[str], metric: MetricMatch | None, vkind: Answ
     return AnswerKind.AMOUNT if metric is not None else vkind
 
 
+def _line_item(ask: AskAnalysis, stem: Any) -> list[MetricMatch]:
+    """A line item the ask names by its XBRL label (``lexicon.line_items``: "SG&A", "interest expense") when no
+    phrase of the concept map matches, no computed figure is named and the label's words are every content word of
+    the ask, bar the direction word of a yes / no ask ("Did NVIDIA's SG&A increase ...?"); else none."""
+    item = find_line_item(ask.ask)
+    if item is None or find_formula(ask.ask) is not None or _composed(ask.ask) is not None:
+        return []
+    rest = _leftover(ask, item, stem)
+    if rest and value_kind(_words(ask.ask), None)[0] is AnswerKind.YES_NO:
+        rest = tuple(w for w in rest if not (UP.fullmatch(w) or DOWN.fullmatch(w)))
+    return [] if rest else [item]
+
+
+def _composed(ask: str) -> tuple[FormulaMatch, MetricMatch] | None:
+    """The figure the ask composes from one line it names (``formulas.composed_formula``: a line's share of revenue
+    or its growth in percent), trying the lines in text order, concept-map lines and label line items alike."""
+    lines = sorted([*find_metrics(ask), *find_line_items(ask)], key=lambda m: (m.start, -(m.end - m.start)))
+    for m in lines:
+        found = composed_formula(ask, m.metric, m.start, m.end)
+        if found is not None:
+            return found, m
+    return None
+
+
 def _leftover(ask: AskAnalysis, metric: MetricMatch | None, stem: Any) -> tuple[str, ...]:
     if metric is None:
         return tuple(t.word for t in ask.terms)
@@ -198,7 +223,7 @@ def analyse_question(question: str, subject: Subject, others: Sequence[Subject] 
     about those words (its topic), answered above the debate's rating; without content words it stays a decision."""
     ask = analyse(question, subject, others, stem)
     periods = tuple(find_periods(ask.ask))
-    metrics = find_metrics(ask.ask)
+    metrics = find_metrics(ask.ask) or _line_item(ask, stem)
     metric = metrics[0] if metrics else None
     words = _words(ask.ask)
     vkind, cue = value_kind(words, metric, question)
@@ -220,6 +245,10 @@ def analyse_question(question: str, subject: Subject, others: Sequence[Subject] 
     direction = trend_word(ask.ask) if vkind is AnswerKind.YES_NO else None
     formula = find_formula(ask.ask) if not EXPLAIN.search(" ".join(words)) and not ask.co_subjects \
         else None  # two periods compared: each side computes its year
+    if formula is None and not EXPLAIN.search(" ".join(words)) and not ask.co_subjects:
+        composed = _composed(ask.ask)  # "SG&A as a % of revenue", "operating income growth ... in percents"
+        if composed is not None:
+            formula, metric = composed
     if direction and formula is None and metric is not None:  # "Has Microsoft increased its debt ...?"
         formula = FormulaMatch(metric_formula(metric.metric), metric.phrase, False)
     trend = direction if formula is not None else None
