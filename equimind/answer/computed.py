@@ -44,7 +44,17 @@ from equimind.answer.lines import LineValue
 from equimind.answer.record import AnswerFigure, AnswerSentence, Method, StatedValue
 from equimind.answer.values import in_asked_scale, scale_word
 from equimind.lexicon.concepts import METRICS, MetricSpec
-from equimind.lexicon.formulas import ABSOLUTE, DAYS, PERCENT, SPAN_GROWTH, TIMES, Formula, FormulaMatch, Line
+from equimind.lexicon.formulas import (
+    ABSOLUTE,
+    DAYS,
+    PERCENT,
+    SPAN_GROWTH,
+    TIMES,
+    Formula,
+    FormulaMatch,
+    Line,
+    formula_by_key,
+)
 from equimind.lexicon.line_items import load_line_items
 
 _METRICS = {m.key: m for m in METRICS}
@@ -111,6 +121,8 @@ def compute(match: FormulaMatch, years: Sequence[int], company: str, ticker: str
     t = max(years)
     if f.key in SPAN_GROWTH:
         return _cagr(match, years, company, ticker, lookup, decimals)
+    if f.members:
+        return _members(match, t, company, ticker, lookup, decimals)
     if each_year and len(set(years)) > 1 and not match.average_years:
         return _each_year(match, sorted(set(years)), company, ticker, lookup, decimals, asked_scale)
     span = list(range(min(years), t + 1)) if match.average_years and len(years) > 1 else [t]
@@ -171,12 +183,37 @@ def _change(f: Formula, diff: float, decimals: int | None, asked_scale: float | 
 def _years_sentence(text: str, ticker: str, years: Sequence[int], sentences: Sequence[AnswerSentence],
                     reason: str) -> Computed:
     """One sentence over several one-year sentences: ``text`` plus their inputs, every quote, figure and value."""
-    inputs = "; ".join(f"{fig.name.lower()} fiscal {y} {_amount(fig.value)}" for y, s in zip(years, sentences,
-                       strict=True) for fig in s.figures[1:])
+    inputs = "; ".join(dict.fromkeys(f"{fig.name.lower()} fiscal {y} {_amount(fig.value)}" for y, s in zip(
+        years, sentences, strict=True) for fig in s.figures[1:]))
     return Computed(AnswerSentence(text=f"{text} ({inputs}).", method=Method.COMPUTED, subject=ticker,
                                    quotes=list(dict.fromkeys(q for s in sentences for q in s.quotes)),
                                    figures=[fig for s in sentences for fig in s.figures],
                                    values=[v for s in sentences for v in s.values]), reason)
+
+
+def _members(match: FormulaMatch, t: int, company: str, ticker: str, lookup: LineLookup,
+             decimals: int | None) -> Computed:
+    """A set of figures stated together ("capital intensity": ``Formula.members``) for fiscal ``t``, each computed
+    from its lines; those that cannot be computed are named. No verdict: whether the figures make a company
+    capital-intensive depends on the industry they are compared with, and the sentence says so (no threshold)."""
+    f = match.formula
+    done: list[tuple[Formula, AnswerSentence]] = []
+    missing: list[str] = []
+    for key in f.members:
+        member = formula_by_key(key)
+        got = compute(FormulaMatch(member, member.name, False), [t], company, ticker, lookup, decimals)
+        if got.sentence is None:
+            missing.append(got.reason)
+        else:
+            done.append((member, got.sentence))
+    if not done:
+        return Computed(None, f"{f.name}: {missing[0]}" if missing else f"{f.name}: nothing to compute")
+    stated = "; ".join(f"{m.name} ({m.text}) {s.values[0].text}" for m, s in done)
+    gaps = f" Not computed: {'; '.join(missing)}." if missing else ""
+    text = (f"{company}'s {f.name} in fiscal {t}: {stated}.{gaps} No threshold is applied: what these figures mean "
+            f"depends on the industry the company is compared with. Computed from its reported lines")
+    return _years_sentence(text, ticker, [t] * len(done), [s for _, s in done],
+                           f"computed {f.name} ({len(done)} of {len(f.members)} figures)")
 
 
 def _each_year(match: FormulaMatch, years: list[int], company: str, ticker: str, lookup: LineLookup,
@@ -188,10 +225,17 @@ def _each_year(match: FormulaMatch, years: list[int], company: str, ticker: str,
         return found
     sentences, reason = found
     f = match.formula
-    change = _change(f, sentences[-1].figures[0].value - sentences[0].figures[0].value, decimals, asked_scale)
+    values = [s.figures[0].value for s in sentences]
+    change = _change(f, values[-1] - values[0], decimals, asked_scale)
     stated = ", ".join(f"fiscal {y}: {s.values[0].text}" for y, s in zip(years, sentences, strict=True))
+    steps = ""
+    if len(years) > 2:  # over three years or more: the largest move from one year to the next as well
+        i = max(range(1, len(values)), key=lambda k: abs(values[k] - values[k - 1]))
+        steps = (f"; the largest change from one year to the next is "
+                 f"{_change(f, values[i] - values[i - 1], decimals, asked_scale)} (fiscal {years[i - 1]} to "
+                 f"fiscal {years[i]})")
     text = (f"{company}'s {f.name} was {stated}; the change from fiscal {years[0]} to fiscal {years[-1]} is "
-            f"{change}. Each is computed as {f.text} from its reported lines")
+            f"{change}{steps}. Each is computed as {f.text} from its reported lines")
     return _years_sentence(text, ticker, years, sentences, reason)
 
 

@@ -65,6 +65,8 @@ class FigureAnswerer:
             years = [latest]
         if q.trend is not None and len(years) == 1:  # "an improving margin as of FY2022": against the year before
             years = [years[0] - 1, years[0]]
+        if q.years_before and len(years) == 1:  # "are its margins consistent?": the years before it as well
+            years = list(range(years[0] - q.years_before, years[0] + 1))
 
         def lookup(metric: MetricSpec, year: int, t: int) -> LineValue | None:
             found = xbrl.value(metric, year) if xbrl is not None else None

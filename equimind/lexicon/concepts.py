@@ -143,7 +143,9 @@ METRICS: tuple[MetricSpec, ...] = (
        "research and development expenses; r&d; r&d expense; r&d expenses",
        "us-gaap:ResearchAndDevelopmentExpense us-gaap:ResearchAndDevelopmentExpenseExcludingAcquiredInProcessCost"),
     _m("capex", "Capital expenditures", "capital expenditures; capital expenditure; capex; purchases of property "
-       "and equipment", "us-gaap:PaymentsToAcquirePropertyPlantAndEquipment us-gaap:PaymentsToAcquireProductiveAssets"),
+       "and equipment; purchases of property, plant and equipment; purchases of property, plant, and equipment; "
+       "additions to property and equipment; additions to property, plant and equipment",
+       "us-gaap:PaymentsToAcquirePropertyPlantAndEquipment us-gaap:PaymentsToAcquireProductiveAssets"),
     _m("buybacks", "Repurchases of common stock", "share repurchases; stock repurchases; buybacks; buyback; "
        "share buybacks; repurchases of common stock", "us-gaap:PaymentsForRepurchaseOfCommonStock"),
     _m("dividends", "Dividends paid", "dividends paid; dividends; dividend payments",

@@ -44,6 +44,7 @@ class Formula:
     # other line sets that define the same figure, each with its computation (gross profit / revenue)
     alternatives: tuple[tuple[tuple[Line, ...], Callable[[Values], float]], ...] = ()
     as_percent: bool = False  # a TIMES figure also stated as a percent (returns: 0.01 = 1.36%)
+    members: tuple[str, ...] = ()  # a set of figures stated together ("capital intensity"): their keys, in order
 
 
 def _lines(spec: str) -> tuple[Line, ...]:
@@ -172,6 +173,15 @@ FORMULAS: tuple[Formula, ...] = (
        "assets/total assets; fixed assets as a percentage of total assets", PERCENT,
        "net PP&E / total assets", "ppe_net total_assets",
        lambda v: v[("ppe_net", 0)] / v[("total_assets", 0)] * 100),
+    _f("capital_intensity_ratio", "capital intensity ratio", "capital intensity ratio; asset intensity ratio", TIMES,
+       "total assets / revenue", "total_assets revenue",
+       lambda v: v[("total_assets", 0)] / v[("revenue", 0)]),
+    # "Is X capital-intensive?": the textbook measures of capital intensity stated together, no verdict (a
+    # threshold depends on the industry compared with); ``compute`` is unused
+    _f("capital_intensity", "capital intensity", "capital intensity; capital intensive; capital intensiveness",
+       TIMES, "total assets / revenue, capital expenditures / revenue and net PP&E / total assets",
+       "total_assets revenue capex ppe_net", lambda v: 0.0,
+       members=("capital_intensity_ratio", "capex_to_revenue", "fixed_assets_to_total_assets")),
     # compound annual growth over the years the ask spans ("FY2019 to FY2021", "2-year"): computed by
     # ``answer.computed.compute`` from the line at both ends; ``lines`` names the line, ``compute`` is unused
     _f("revenue_cagr", "revenue CAGR", "revenue cagr; cagr of revenue; cagr in revenue; revenue compound annual "
@@ -197,6 +207,12 @@ class RatioSpec:
 
 
 _FORMULA = {f.key: f for f in FORMULAS}
+
+
+def formula_by_key(key: str) -> Formula:
+    """The catalogue's figure ``key`` (a member of a set of figures stated together)."""
+    return _FORMULA[key]
+
 _METRIC = {m.key: m for m in METRICS}
 # A line whose first concept's name is not the name a statement prints for it: the 90-character
 # us-gaap:IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest is printed

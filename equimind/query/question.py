@@ -82,6 +82,8 @@ class QuestionAnalysis:
     # need not repeat the word (``extract.score_units`` counts them only when held)
     decimals: int | None = None  # the decimals a computed figure is to be rounded to ("round to two decimal places")
     each_year: bool = False  # a computed ask that wants each year it names and the change between them
+    years_before: int = 0  # a computed ask about a figure's stability over time ("are its gross margins
+    # consistent?"): the years before the asked one it is also computed for (``STABILITY``)
 
     @property
     def terms(self) -> tuple[str, ...]:
@@ -255,10 +257,21 @@ def analyse_question(question: str, subject: Subject, others: Sequence[Subject] 
     xbrl = (metric is not None and formula is None and not leftover and vkind in (AnswerKind.AMOUNT, AnswerKind.COUNT)
             and (vkind is AnswerKind.AMOUNT or metric.metric.unit == SHARES)
             and len({m.metric.key for m in metrics}) == 1)
+    stability = formula is not None and trend is None and STABILITY.search(ask.ask) is not None \
+        and len({p.fiscal_year for p in periods}) <= 1
     head = name_head(words) if vkind is AnswerKind.NAME else None
     return QuestionAnalysis(question, ask, kind, vkind, metric, xbrl, periods, leftover, cue, head,
                             asked_scale(question), formula, trend, answer_type_words(words, vkind, head),
-                            asked_decimals(question), formula is not None and asks_each_year(ask.ask, formula))
+                            asked_decimals(question),
+                            stability or (formula is not None and asks_each_year(ask.ask, formula)),
+                            STABILITY_YEARS_BEFORE if stability else 0)
+
+
+# An ask about whether a figure holds steady over time: "consistent", "stable", "fluctuating", "volatile".
+STABILITY = re.compile(r"\b(?:consisten\w*|stable|stability|steady|steadily|volatil\w*|fluctuat\w*)\b", re.I)
+# Such an ask is answered over the three fiscal years one annual report's income statement prints: the asked (or
+# latest) year and the two before it. Fixed by that report layout, not fitted.
+STABILITY_YEARS_BEFORE = 2
 
 
 def asked_scale(question: str) -> float | None:

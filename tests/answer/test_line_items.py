@@ -230,3 +230,57 @@ def test_coverage_and_retention_are_computed_by_their_textbook_definitions(wordi
     got = compute(q.formula, [2023], "Kestrel", "KSTR", _kestrel_lookup(), q.decimals, q.scale)
     assert got.sentence is not None, got.reason
     assert got.sentence.figures[0].value == pytest.approx(value)
+
+
+CAPITAL = KESTREL_STATEMENTS + """
+CONSOLIDATED BALANCE SHEETS
+(in thousands)
+
+| | 2023 | 2022 |
+| --- | --- | --- |
+| Property and equipment, net | 360,000 | 330,000 |
+| Total assets | 1,800,000 | 1,700,000 |
+"""
+
+
+def test_a_capital_intensity_ask_gets_the_textbook_measures_with_every_input_cited_and_no_verdict() -> None:
+    from equimind.answer.computed import compute
+    q = analyse_question("Is Kestrel a capital-intensive business based on FY2023 data?", KESTREL)
+    assert q.formula is not None and q.formula.formula.key == "capital_intensity"
+    sl = StatementLines({"k": (2023, "10-K")}, {"k": CAPITAL}.__getitem__)
+    got = compute(q.formula, [2023], "Kestrel", "KSTR", lambda m, y, t: sl.value(m, y, t), q.decimals, q.scale)
+    assert got.sentence is not None, got.reason
+    text = got.sentence.text
+    assert "0.75" in text  # total assets / revenue: 1,800 / 2,400
+    assert "20.00%" in text  # net PP&E / total assets: 360 / 1,800
+    assert text.count("total assets fiscal 2023 $1,800 million") == 1  # an input shared by two figures, once
+    # no capex line is printed: that figure is named as not computed, the others stand
+    assert "Not computed" in text and "capital expenditures" in text
+    assert "No threshold is applied" in text and not text.startswith(("Yes", "No:"))
+    assert {f.name for f in got.sentence.figures} >= {"capital intensity ratio", "fixed assets to total assets"}
+
+
+def test_a_stability_ask_gets_three_years_and_the_largest_move_between_two() -> None:
+    from equimind.answer.computed import compute
+    statements = """CONSOLIDATED STATEMENTS OF OPERATIONS
+(in millions)
+
+| | 2023 | 2022 | 2021 |
+| --- | --- | --- | --- |
+| Net sales | 1,000 | 900 | 800 |
+| Cost of sales | 780 | 690 | 620 |
+"""
+    q = analyse_question("Are Kestrel's gross margins historically consistent?", KESTREL)
+    assert q.formula is not None and q.formula.formula.key == "gross_margin"
+    assert q.each_year and q.years_before == 2
+    sl = StatementLines({"k": (2023, "10-K")}, {"k": statements}.__getitem__)
+    got = compute(q.formula, [2021, 2022, 2023], "Kestrel", "KSTR", lambda m, y, t: sl.value(m, y, t), q.decimals,
+                  q.scale, q.each_year)
+    assert got.sentence is not None, got.reason
+    text = got.sentence.text
+    # 22.50%, 23.33%, 22.00%: the largest move is 2022 -> 2023
+    assert "fiscal 2021: 22.50%" in text and "fiscal 2022: 23.33%" in text and "fiscal 2023: 22.00%" in text
+    assert "largest change from one year to the next is -1.33 percentage points (fiscal 2022 to fiscal 2023)" in text
+    # a direction ask or an ask naming two years is not a stability ask
+    assert analyse_question("Did Kestrel's gross margin improve in 2023?", KESTREL).years_before == 0
+    assert analyse_question("Was Kestrel's gross margin stable between FY2021 and FY2023?", KESTREL).years_before == 0
