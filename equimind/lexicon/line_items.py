@@ -10,7 +10,9 @@ USD in a 10-K or 10-Q, with the taxonomy's standard label, its unit and whether 
 The phrases of a label come from one small grammar of how the taxonomy writes labels (``label_phrases``):
 
 1. the label's words, parentheses and commas dropped ("Intangible Assets, Net (Excluding Goodwill)" ->
-   "intangible assets net");
+   "intangible assets net"); a parenthesis of n capitalised words after n words is the signed line's other wording
+   and also stands in their place ("Net Cash Provided by (Used in) Investing Activities" -> "net cash used in
+   investing activities"; "Retained Earnings (Accumulated Deficit)" -> "accumulated deficit");
 2. the label without its trailing qualifiers: comma-separated segments of at most three words with no "and"
    ("Accounts Payable, Current" -> "accounts payable"; "Property, Plant and Equipment, Net" -> "property plant and
    equipment", where "Plant and Equipment" is part of the name); a trailing "Net" or "Gross" also goes in front
@@ -27,10 +29,11 @@ A phrase is offered only when it has at least two words or is an acronym with "&
 word ("Goodwill", "Assets") names too much to read as a line item. A phrase two concepts' labels give (the
 "accounts payable" of "Accounts Payable, Current" and "Accounts Payable, Noncurrent") belongs to neither, unless it
 is one concept's whole label.
-``find_line_item`` is the fallback of ``query.question``: it is read only when no phrase of ``METRICS`` matches, and
-its concept is the ask's metric only when the label's words account for every content word of the ask (a yes / no
-ask's direction word aside). An ask about a line item is then answered as a concept-map line is: from companyfacts
-when the company has them, else from the statement row its label names.
+``find_line_items`` is read by ``query.question`` when no phrase of ``METRICS`` matches, or when a label phrase
+holds the one that does and is longer ("deferred revenue" is not "revenue"). Its concept is the ask's metric only
+when the label's words account for every content word of the ask (a yes / no ask's direction word aside). An ask
+about a line item is then answered as a concept-map line is: from companyfacts when the company has them, else from
+the statement row its label names.
 """
 
 from __future__ import annotations
@@ -71,12 +74,34 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9]+(?:[-'][a-z0-9]+)*", text.lower())
 
 
+_ALTERNATIVE = re.compile(r"((?:[A-Za-z][\w-]*\s+){1,3})\(([^)]*)\)")
+_PAREN = re.compile(r"\([^)]*\)")
+
+
+def _wordings(label: str) -> list[str]:
+    """The label with its parentheses dropped, and, when a parenthesis of n capitalised words follows n words or
+    more, with it in place of the last n of them: the taxonomy writes a signed line's other wording so ("Net Cash
+    Provided by (Used in) Investing Activities", "Retained Earnings (Accumulated Deficit)")."""
+    text = label.replace("\u2019", "'")
+    out = [_PAREN.sub(" ", text)]
+    for m in _ALTERNATIVE.finditer(text):
+        before, inside = m.group(1).split(), m.group(2).split()
+        n = len(inside)
+        if 0 < n <= len(before) and inside[0][:1].isupper():
+            kept = " ".join(before[:len(before) - n])
+            out.append(_PAREN.sub(" ", f"{text[:m.start()]}{kept} {m.group(2)} {text[m.end():]}"))
+    return out
+
+
 def label_phrases(label: str) -> tuple[str, ...]:
-    """The phrases a question may name ``label``'s concept by (module docstring, rules 1-3), lower case."""
-    text = re.sub(r"\([^)]*\)", " ", label.replace("\u2019", "'"))
+    """The phrases a question may name ``label``'s concept by (module docstring, rules 1-4), lower case."""
+    return tuple(dict.fromkeys(p for text in _wordings(label) for p in _phrases(text)))
+
+
+def _phrases(text: str) -> list[str]:
     segments = [s for s in (_words(seg) for seg in text.split(",")) if s]
     if not segments:
-        return ()
+        return []
     names: list[list[str]] = [[w for s in segments for w in s]]
     front: list[list[str]] = []
     while len(segments) > 1 and len(segments[-1]) <= QUALIFIER_MAX_WORDS and "and" not in segments[-1]:
@@ -95,7 +120,7 @@ def label_phrases(label: str) -> tuple[str, ...]:
                 out.append(" ".join(cut))
     out += [" ".join(name) for name in front]
     out += [_plural(" ".join(n)) for n in (names[-1], *front) if len(n) >= 2]  # "... administrative expenses"
-    return tuple(p for p in dict.fromkeys(out) if len(p.split()) >= 2 or "&" in p or _is_ampersand_form(p, out))
+    return [p for p in dict.fromkeys(out) if len(p.split()) >= 2 or "&" in p or _is_ampersand_form(p, out)]
 
 
 def _plural(phrase: str) -> str:
@@ -130,7 +155,8 @@ class LineItems:
         for spec in self.specs.values():
             for p in spec.phrases:
                 owners[p].add(spec.key)
-            whole.setdefault(" ".join(_words(re.sub(r"\([^)]*\)", " ", spec.name))), spec.key)
+            for wording in _wordings(spec.name):  # the whole label in each of its wordings
+                whole.setdefault(" ".join(_words(wording)), spec.key)
         kept: list[tuple[str, MetricSpec]] = []
         for phrase, keys in owners.items():
             key = next(iter(keys)) if len(keys) == 1 else whole.get(phrase)
@@ -162,12 +188,6 @@ def load_line_items(path: Path = PATH) -> LineItems:
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ConfigError(f"XBRL line labels unreadable at {path}: {exc}; rebuild them with "
                           "`python scripts/build_line_labels.py`") from exc
-
-
-def find_line_item(text: str) -> MetricMatch | None:
-    """The first line item ``text`` names by its XBRL label (module docstring), or None."""
-    found = load_line_items().find(text)
-    return found[0] if found else None
 
 
 def find_line_items(text: str) -> list[MetricMatch]:

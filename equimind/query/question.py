@@ -35,7 +35,7 @@ import Stemmer
 from equimind.lexicon.amounts import SCALES
 from equimind.lexicon.concepts import METRIC_VERBS, SHARES, MetricMatch, find_metrics
 from equimind.lexicon.formulas import OUTFLOWS, FormulaMatch, composed_formula, find_formula, metric_formula
-from equimind.lexicon.line_items import find_line_item, find_line_items
+from equimind.lexicon.line_items import find_line_items
 from equimind.lexicon.questions import COMPARATIVES, COMPARE_WORDS, SPEND_WORDS
 from equimind.lexicon.text import TOKEN
 from equimind.lexicon.text import wordset as _wordset
@@ -179,13 +179,18 @@ def _compared_kind(words: Sequence[str], metric: MetricMatch | None, vkind: Answ
     return AnswerKind.AMOUNT if metric is not None else vkind
 
 
-def _line_item(ask: AskAnalysis, stem: Any) -> list[MetricMatch]:
+def _line_item(ask: AskAnalysis, stem: Any, hand: Sequence[MetricMatch]) -> list[MetricMatch]:
     """A line item the ask names by its XBRL label (``lexicon.line_items``: "SG&A", "interest expense") when no
-    phrase of the concept map matches, no computed figure is named and the label's words are every content word of
-    the ask, bar the direction word of a yes / no ask ("Did NVIDIA's SG&A increase ...?"); else none."""
-    item = find_line_item(ask.ask)
-    if item is None or find_formula(ask.ask) is not None or _composed(ask.ask) is not None:
+    phrase of the concept map matches or the label's phrase holds the one that does and is longer ("deferred revenue"
+    holds "revenue", "net cash used in investing activities" holds "cash"), no computed figure is named and the
+    label's words are every content word of the ask, bar the direction word of a yes / no ask ("Did NVIDIA's SG&A
+    increase ...?"); else none."""
+    items = [m for m in find_line_items(ask.ask)
+             if not hand or any(m.start <= h.start and h.end <= m.end and m.end - m.start > h.end - h.start
+                                for h in hand)]
+    if not items or find_formula(ask.ask) is not None or _composed(ask.ask) is not None:
         return []
+    item = items[0]
     rest = _leftover(ask, item, stem)
     if rest and value_kind(_words(ask.ask), None)[0] is AnswerKind.YES_NO:
         rest = tuple(w for w in rest if not (UP.fullmatch(w) or DOWN.fullmatch(w)))
@@ -225,7 +230,8 @@ def analyse_question(question: str, subject: Subject, others: Sequence[Subject] 
     about those words (its topic), answered above the debate's rating; without content words it stays a decision."""
     ask = analyse(question, subject, others, stem)
     periods = tuple(find_periods(ask.ask))
-    metrics = find_metrics(ask.ask) or _line_item(ask, stem)
+    hand = find_metrics(ask.ask)
+    metrics = _line_item(ask, stem, hand) or hand
     metric = metrics[0] if metrics else None
     words = _words(ask.ask)
     vkind, cue = value_kind(words, metric, question)

@@ -39,6 +39,9 @@ NVDA = Subject("NVDA", name_words("NVDA", "NVIDIA CORP"))
     ("Accounts Payable, Current", {"accounts payable", "accounts payable current"}, set()),
     ("Research and Development Expense", {"research and development expense", "r&d"}, {"rd", "rnd"}),
     ("Goodwill", set(), {"goodwill"}),
+    ("Net Cash Provided by (Used in) Investing Activities", {"net cash provided by investing activities",
+                                                            "net cash used in investing activities"}, set()),
+    ("Retained Earnings (Accumulated Deficit)", {"retained earnings", "accumulated deficit"}, set()),
     ("Interest Expense", {"interest expense"}, set()),
 ])
 def test_the_phrases_of_a_label_follow_the_label_grammar(label: str, wanted: set[str], unwanted: set[str]) -> None:
