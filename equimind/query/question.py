@@ -3,7 +3,8 @@ names, and whether it compares two companies or two periods.
 
 The decision-vs-specific split, the focus terms and the companies the question compares are the answerability
 analysis's (``equimind.query.analysis.analyse``, ADR 0006); this module adds only the answer type, the metric
-and the periods. Rules, first match wins (on the ask's lower-case words):
+and the periods. The answer kind is a small explicit grammar (``GRAMMAR``: one ``KindRule`` per production below),
+first match wins (on the ask's lower-case words):
 
 * ``how many`` -> count; ``how much`` / ``how large|big`` -> an amount, or a count when the noun counted is a
   count noun (employees, members, vehicles ...) and no money verb (spend, pay, cost ...), or a percent when the ask
@@ -26,7 +27,7 @@ segment such as "data center", a qualifier such as "deferred") is answered from 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -117,40 +118,102 @@ AMOUNT_FORM = re.compile(r"\bin\s+(?:units\s+of\s+)?(?:usd|us\$|\$|dollars)\s*"
 PERCENT_FORM = re.compile(r"\bin units of percents?\b|\(as a %\)|\bas a percent(?:age)?\b|%\s*margin\b", re.I)
 
 
+@dataclass(frozen=True)
+class _Ask:
+    """What the answer-kind grammar reads: the ask's lower-case words, their text, the whole question (whose
+    instructions may name the answer's form) and the reported metric it names."""
+
+    words: tuple[str, ...]
+    question: str
+    metric: MetricMatch | None
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.words)
+
+    @property
+    def first(self) -> str:
+        return self.words[0] if self.words else ""
+
+    def has(self, vocabulary: frozenset[str]) -> frozenset[str]:
+        return vocabulary & frozenset(self.words)
+
+
+@dataclass(frozen=True)
+class KindRule:
+    """One production of the answer-kind grammar: when ``applies`` gives a cue, the ask wants a ``kind``."""
+
+    name: str
+    kind: AnswerKind
+    applies: Callable[[_Ask], str | None]
+
+
+def _how_much_counts(a: _Ask) -> str | None:
+    nouns = a.has(COUNT_NOUNS)
+    if nouns and not a.has(MONEY_VERBS) and (a.metric is None or a.metric.metric.unit == SHARES):
+        return f"how large + count noun '{sorted(nouns)[0]}'"
+    return None
+
+
+def _search(pattern: str, cue: str) -> Callable[[_Ask], str | None]:
+    rx = re.compile(pattern)
+    return lambda a: cue if rx.search(a.text) else None
+
+
+HOW_MUCH = re.compile(r"\bhow (much|large|big)\b")
+# The answer-kind grammar (module docstring): its productions in order, the first that applies wins.
+GRAMMAR: tuple[KindRule, ...] = (
+    KindRule("how many", AnswerKind.COUNT, lambda a: "how many" if "how many" in a.text else None),
+    KindRule("how fast / by how much + growth", AnswerKind.PERCENT,
+             lambda a: "growth ask" if re.search(r"\bhow (fast|quickly)\b", a.text) or (
+                 a.has(GROWTH_WORDS) and re.search(r"\b(by )?how much\b", a.text)) else None),
+    KindRule("what percentage / fraction / rate", AnswerKind.PERCENT,
+             _search(r"\bwhat (percentage|percent|fraction|share|proportion|rate|margin)\b",
+                     "what percentage/fraction/rate")),
+    KindRule("how much + count noun", AnswerKind.COUNT,
+             lambda a: _how_much_counts(a) if HOW_MUCH.search(a.text) else None),
+    KindRule("how much / large", AnswerKind.AMOUNT, lambda a: "how much/large" if HOW_MUCH.search(a.text) else None),
+    KindRule("what is + headcount / number of", AnswerKind.COUNT,
+             lambda a: "what is + headcount / number of" if a.metric is None and re.search(
+                 r"\bwhat (is|was|are|were)\b", a.text) and (a.has(COUNT_HEADS) or "number of" in a.text)
+             else None),
+    KindRule("when / what year", AnswerKind.DATE,
+             lambda a: "when" if a.first == "when" or re.search(r"\bwhat (year|date|day|month)\b", a.text)
+             else None),
+    KindRule("auxiliary first", AnswerKind.YES_NO,
+             lambda a: f"auxiliary '{a.first}' first" if a.first in AUXILIARIES else None),
+    KindRule("why / what drove / how does X describe", AnswerKind.TEXT,
+             lambda a: "an explanation (why / what drove / how does ... describe)" if EXPLAIN.search(a.text)
+             else None),
+    KindRule("a percent instruction", AnswerKind.PERCENT,
+             lambda a: "the question asks for a percent" if PERCENT_FORM.search(a.question) else None),
+    KindRule("a reported metric", AnswerKind.AMOUNT,
+             lambda a: f"metric '{a.metric.phrase}'" if a.metric is not None else None),
+    KindRule("a currency instruction", AnswerKind.AMOUNT,
+             lambda a: "the question asks for an amount in a currency unit"
+             if AMOUNT_FORM.search(a.question) and not NAME_HEADS & set(a.words[:3]) else None),
+    KindRule("which / where / who", AnswerKind.NAME,
+             lambda a: "which/where/who" if NAME_HEADS & set(a.words[:3]) or re.search(
+                 r"\bwhat (network|company|city|country|segments?|model)\b", a.text) else None),
+    KindRule("anything else", AnswerKind.TEXT, lambda a: "an explanation"),
+)
+
+
+def kind_rule(words: Sequence[str], metric: MetricMatch | None, question: str = "") -> tuple[KindRule, str]:
+    """The production of ``GRAMMAR`` that decides the ask's answer kind, and its cue."""
+    a = _Ask(tuple(words), question, metric)
+    for rule in GRAMMAR:
+        cue = rule.applies(a)
+        if cue is not None:
+            return rule, cue
+    raise AssertionError("the grammar's last production applies to every ask")
+
+
 def value_kind(words: Sequence[str], metric: MetricMatch | None, question: str = "") -> tuple[AnswerKind, str]:
-    """The kind of value that answers the ask (module docstring rules); ``question``: the whole question, whose
-    instructions may name the answer's form ("Answer in USD millions", "in units of percents")."""
-    text = " ".join(words)
-    growth = bool(GROWTH_WORDS & set(words))
-    nouns = COUNT_NOUNS & set(words)
-    if "how many" in text:
-        return AnswerKind.COUNT, "how many"
-    if re.search(r"\bhow (fast|quickly)\b", text) or (growth and re.search(r"\b(by )?how much\b", text)):
-        return AnswerKind.PERCENT, "growth ask"
-    if re.search(r"\bwhat (percentage|percent|fraction|share|proportion|rate|margin)\b", text):
-        return AnswerKind.PERCENT, "what percentage/fraction/rate"
-    if re.search(r"\bhow (much|large|big)\b", text):
-        if nouns and not MONEY_VERBS & set(words) and (metric is None or metric.metric.unit == SHARES):
-            return AnswerKind.COUNT, f"how large + count noun '{sorted(nouns)[0]}'"
-        return AnswerKind.AMOUNT, "how much/large"
-    if metric is None and re.search(r"\bwhat (is|was|are|were)\b", text) and (
-            COUNT_HEADS & set(words) or "number of" in text):
-        return AnswerKind.COUNT, "what is + headcount / number of"
-    if (words and words[0] == "when") or re.search(r"\bwhat (year|date|day|month)\b", text):
-        return AnswerKind.DATE, "when"
-    if words and words[0] in AUXILIARIES:
-        return AnswerKind.YES_NO, f"auxiliary '{words[0]}' first"
-    if EXPLAIN.search(text):
-        return AnswerKind.TEXT, "an explanation (why / what drove / how does ... describe)"
-    if PERCENT_FORM.search(question):
-        return AnswerKind.PERCENT, "the question asks for a percent"
-    if metric is not None:
-        return AnswerKind.AMOUNT, f"metric '{metric.phrase}'"
-    if AMOUNT_FORM.search(question) and not NAME_HEADS & set(words[:3]):
-        return AnswerKind.AMOUNT, "the question asks for an amount in a currency unit"
-    if NAME_HEADS & set(words[:3]) or re.search(r"\bwhat (network|company|city|country|segments?|model)\b", text):
-        return AnswerKind.NAME, "which/where/who"
-    return AnswerKind.TEXT, "an explanation"
+    """The kind of value that answers the ask (``GRAMMAR``, the module docstring's rules); ``question``: the whole
+    question, whose instructions may name the answer's form ("Answer in USD millions", "in units of percents")."""
+    rule, cue = kind_rule(words, metric, question)
+    return rule.kind, cue
 
 
 def name_head(words: Sequence[str]) -> str | None:
