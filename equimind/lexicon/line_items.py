@@ -12,7 +12,9 @@ The phrases of a label come from one small grammar of how the taxonomy writes la
 1. the label's words, parentheses and commas dropped ("Intangible Assets, Net (Excluding Goodwill)" ->
    "intangible assets net"); a parenthesis of n capitalised words after n words is the signed line's other wording
    and also stands in their place ("Net Cash Provided by (Used in) Investing Activities" -> "net cash used in
-   investing activities"; "Retained Earnings (Accumulated Deficit)" -> "accumulated deficit");
+   investing activities"; "Retained Earnings (Accumulated Deficit)" -> "accumulated deficit"); a label that starts
+   "Selling" is also read with "Sales", the noun statements print ("Sales, general and administrative" in
+   NVIDIA's 10-K, "Sales and marketing" in Alphabet's);
 2. the label without its trailing qualifiers: comma-separated segments of at most three words with no "and"
    ("Accounts Payable, Current" -> "accounts payable"; "Property, Plant and Equipment, Net" -> "property plant and
    equipment", where "Plant and Equipment" is part of the name); a trailing "Net" or "Gross" also goes in front
@@ -84,6 +86,8 @@ def _wordings(label: str) -> list[str]:
     Provided by (Used in) Investing Activities", "Retained Earnings (Accumulated Deficit)")."""
     text = label.replace("\u2019", "'")
     out = [_PAREN.sub(" ", text)]
+    if text.startswith("Selling"):  # statements print the noun: "Sales, general and administrative" (NVIDIA),
+        out.append(_PAREN.sub(" ", "Sales" + text[len("Selling"):]))  # "Sales and marketing" (Alphabet)
     for m in _ALTERNATIVE.finditer(text):
         before, inside = m.group(1).split(), m.group(2).split()
         n = len(inside)

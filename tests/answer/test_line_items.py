@@ -43,6 +43,7 @@ NVDA = Subject("NVDA", name_words("NVDA", "NVIDIA CORP"))
                                                             "net cash used in investing activities"}, set()),
     ("Retained Earnings (Accumulated Deficit)", {"retained earnings", "accumulated deficit"}, set()),
     ("Interest Expense", {"interest expense"}, set()),
+    ("Selling and Marketing Expense", {"selling and marketing expense", "sales and marketing"}, set()),
 ])
 def test_the_phrases_of_a_label_follow_the_label_grammar(label: str, wanted: set[str], unwanted: set[str]) -> None:
     phrases = set(label_phrases(label))
