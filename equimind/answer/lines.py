@@ -88,11 +88,29 @@ def _label_words(label: str) -> list[str]:
     return re.findall(r"[a-z0-9&']+", _PAREN.sub(" ", label.lower().replace("\u2019", "'")))
 
 
+# Words that open a clause narrowing a statement line to what it is net of or excludes: the line is still the named
+# one ("Total revenues net of interest expense" is a bank's revenue line). "Including" widens a line (net income
+# including noncontrolling interests is not the shareholders' net income) and is not one of them.
+NARROWING = (("excluding",), ("net", "of"))
+
+
+def _narrowed(words: list[str]) -> list[str]:
+    """The label's words up to a narrowing clause (``NARROWING``), when a word or more comes before it and the
+    clause adjusts nothing further ("... net of interest expense after provisions for credit losses" is another
+    line)."""
+    for i in range(1, len(words)):
+        if any(tuple(words[i:i + len(w)]) == w for w in NARROWING):
+            return words if "after" in words[i:] else words[:i]
+    return words
+
+
 def label_names(metric: MetricSpec, label: str) -> bool:
     """A row's label is the line: a phrase of the metric, after statement qualifiers ("Total", "Net"), alone or
     followed by "attributable to ..." ("Net income attributable to Block, Inc."); parentheses aside ("Net income
-    (loss)"); a line of ``PREFIX_LINES`` may go on after the phrase."""
-    words = _label_words(label)
+    (loss)"); a line of ``PREFIX_LINES`` may go on after the phrase; a clause that narrows the line ("excluding
+    ...", "net of ...") is set aside ("Total revenues net of interest expense", "Purchases of property and equipment
+    excluding finance leases, net of sales")."""
+    words = _narrowed(_label_words(label))
     if "attributable" in words:
         words = words[:words.index("attributable")]
     for phrase in (_label_words(p) for p in metric.phrases):

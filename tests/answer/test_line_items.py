@@ -288,3 +288,15 @@ def test_a_stability_ask_gets_three_years_and_the_largest_move_between_two() -> 
     # a direction ask or an ask naming two years is not a stability ask
     assert analyse_question("Did Kestrel's gross margin improve in 2023?", KESTREL).years_before == 0
     assert analyse_question("Was Kestrel's gross margin stable between FY2021 and FY2023?", KESTREL).years_before == 0
+
+
+@pytest.mark.parametrize(("key", "label", "named"), [
+    ("revenue", "Total revenues net of interest expense", True),  # a card issuer's revenue line
+    ("capex", "Purchases of property and equipment excluding finance leases, net of sales", True),
+    ("revenue", "Total revenues net of interest expense after provisions for credit losses", False),  # another line
+    ("net_income", "Net income including noncontrolling interests", False),  # "including" widens the line
+])
+def test_a_clause_that_narrows_a_statement_line_keeps_it_the_named_line(key: str, label: str, named: bool) -> None:
+    from equimind.answer.lines import label_names
+    from equimind.lexicon.concepts import METRICS
+    assert label_names(next(m for m in METRICS if m.key == key), label) is named
