@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import sys
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +62,6 @@ def _value(facts: dict[str, Any], concept: str, end: str) -> float:
 
 
 def _days(start: str, end: str) -> int:
-    from datetime import date
     return (date.fromisoformat(end) - date.fromisoformat(start)).days
 
 
@@ -78,9 +78,7 @@ def gold_value(facts: dict[str, Any], g: dict[str, str]) -> float:
         return a / b * 100
     if kind == "ratio":
         return a / b
-    if kind == "retention":
-        return (a - b) / a * 100
-    if kind == "margin":
+    if kind in ("retention", "margin"):  # (net income - dividends) / net income; (revenue - cost) / revenue
         return (a - b) / a * 100
     raise ValueError(f"unknown gold kind {kind!r}")
 

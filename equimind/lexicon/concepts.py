@@ -101,21 +101,6 @@ def ampersand_acronyms(phrase: str) -> tuple[str, ...]:
     return tuple(forms)
 
 
-ACRONYM_SKIP = frozenset(["of", "the", "for", "to", "in", "on", "a", "an"])
-
-
-def series_acronyms(words: list[str]) -> list[str]:
-    """The initials of a name that ends "X, Y and Z", with "&" for the "and": "selling general and administrative"
-    -> "sg&a", and its ampersand forms when it has three letters or more ("sga", "sgna"); none for another name."""
-    if len(words) < 3 or words[-2] != "and":  # "X, Y and Z": the initials end at the word after "and"
-        return []
-    letters = "".join("&" if w == "and" else w[0] for w in words if w not in ACRONYM_SKIP)
-    out = [letters]
-    if len(letters.replace("&", "")) >= 3:
-        out += [letters.replace("&", ""), letters.replace("&", "n")]
-    return out
-
-
 def _m(key: str, name: str, phrases: str, concepts: str, unit: str = USD, flow: bool = True) -> MetricSpec:
     """A concept-map line; each phrase also in its ampersand forms."""
     forms = (f for p in phrases.split(";") for f in ampersand_acronyms(p.strip()))

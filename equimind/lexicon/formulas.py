@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from equimind.lexicon.concepts import METRICS, MetricSpec, concept_name_words, longest_first, phrase_patterns
+from equimind.lexicon.concepts import METRICS, USD, MetricSpec, concept_name_words, longest_first, phrase_patterns
 
 MONEY, PERCENT, TIMES, DAYS = "USD", "%", "x", "days"
 Line = tuple[str, int]  # (concept-map metric key, year offset: 0 for t, -1 for t-1)
@@ -283,11 +283,17 @@ def find_formula(text: str) -> FormulaMatch | None:
             continue
         if best is not None and best[0] <= m.start():
             continue
-        avg = bool(AVERAGE_BEFORE.search(low[:m.start()])) or bool(N_YEAR_AVERAGE.search(low))
-        n = N_YEARS.search(low)
-        span = int(n.group(1)) if n and n.group(1).isdigit() else _NUMBER_WORDS.get(n.group(1)) if n else None
-        best = (m.start(), FormulaMatch(f, phrase, avg, span))
+        best = (m.start(), _match(f, phrase, low, m.start()))
     return best[1] if best else None
+
+
+def _match(f: Formula, phrase: str, low: str, start: int) -> FormulaMatch:
+    """``f`` named at ``start`` of the lower-case ask ``low``: an average over years when "average" comes before it
+    or the ask says "N year average", and the number of years the ask states."""
+    avg = bool(AVERAGE_BEFORE.search(low[:start])) or bool(N_YEAR_AVERAGE.search(low))
+    n = N_YEARS.search(low)
+    span = int(n.group(1)) if n and n.group(1).isdigit() else _NUMBER_WORDS.get(n.group(1)) if n else None
+    return FormulaMatch(f, phrase, avg, span)
 
 
 def metric_formula(metric: MetricSpec) -> Formula:
@@ -316,20 +322,17 @@ def composed_formula(text: str, metric: MetricSpec, start: int, end: int) -> For
     than by a catalogue phrase: the line's share of revenue ("SG&A as a % of revenue", "COGS % margin") or its
     growth in percent ("year-over-year change in operating income ... in percents"), or None. Textbook
     definitions: share = line / revenue; growth = (line[t] - line[t-1]) / |line[t-1]|."""
+    if metric.unit != USD:
+        return None
     low = text.lower().replace("\u2019", "'")
     before, after = low[:start], low[end:]
-    avg = bool(AVERAGE_BEFORE.search(before)) or bool(N_YEAR_AVERAGE.search(low))
-    n = N_YEARS.search(low)
-    span = int(n.group(1)) if n and n.group(1).isdigit() else _NUMBER_WORDS.get(n.group(1)) if n else None
     key, name = metric.key, metric.name.lower()
-    if metric.unit != "USD":
-        return None
     if key != "revenue" and SHARE_OF_REVENUE_AFTER.search(after):
         f = Formula(f"{key}/revenue", f"{name} as a percent of revenue", (), PERCENT, f"{name} / revenue",
                     ((key, 0), ("revenue", 0)), lambda v: v[(key, 0)] / v[("revenue", 0)] * 100)
-        return FormulaMatch(f, text[start:end], avg, span)
-    if (GROWTH_BEFORE.search(before) or GROWTH_AFTER.search(after)) and PERCENT_WANTED.search(low):
+    elif (GROWTH_BEFORE.search(before) or GROWTH_AFTER.search(after)) and PERCENT_WANTED.search(low):
         f = Formula(f"{key}@growth", f"{name} growth", (), PERCENT, f"({name}[t] - {name}[t-1]) / |{name}[t-1]|",
                     ((key, 0), (key, -1)), lambda v: (v[(key, 0)] - v[(key, -1)]) / abs(v[(key, -1)]) * 100)
-        return FormulaMatch(f, text[start:end], avg, span)
-    return None
+    else:
+        return None
+    return _match(f, text[start:end], low, start)

@@ -55,7 +55,6 @@ from equimind.lexicon.concepts import (
     MetricSpec,
     longest_first,
     phrase_patterns,
-    series_acronyms,
 )
 
 PATH = Path(__file__).resolve().parent / "data" / "xbrl_labels.json"
@@ -70,6 +69,21 @@ class LabelledConcept:
     label: str  # "Selling, General and Administrative Expense"
     unit: str
     flow: bool
+
+
+ACRONYM_SKIP = frozenset(["of", "the", "for", "to", "in", "on", "a", "an"])
+
+
+def series_acronyms(words: list[str]) -> list[str]:
+    """The initials of a name that ends "X, Y and Z", with "&" for the "and": "selling general and administrative"
+    -> "sg&a", and its ampersand forms when it has three letters or more ("sga", "sgna"); none for another name."""
+    if len(words) < 3 or words[-2] != "and":  # "X, Y and Z": the initials end at the word after "and"
+        return []
+    letters = "".join("&" if w == "and" else w[0] for w in words if w not in ACRONYM_SKIP)
+    out = [letters]
+    if len(letters.replace("&", "")) >= 3:
+        out += [letters.replace("&", ""), letters.replace("&", "n")]
+    return out
 
 
 def _words(text: str) -> list[str]:

@@ -242,29 +242,29 @@ def _compared_kind(words: Sequence[str], metric: MetricMatch | None, vkind: Answ
     return AnswerKind.AMOUNT if metric is not None else vkind
 
 
-def _line_item(ask: AskAnalysis, stem: Any, hand: Sequence[MetricMatch]) -> list[MetricMatch]:
-    """A line item the ask names by its XBRL label (``lexicon.line_items``: "SG&A", "interest expense") when no
-    phrase of the concept map matches or the label's phrase holds the one that does and is longer ("deferred revenue"
-    holds "revenue", "net cash used in investing activities" holds "cash"), no computed figure is named and the
-    label's words are every content word of the ask, bar the direction word of a yes / no ask ("Did NVIDIA's SG&A
-    increase ...?"); else none."""
-    items = [m for m in find_line_items(ask.ask)
+def _line_item(ask: AskAnalysis, stem: Any, words: Sequence[str], hand: Sequence[MetricMatch],
+               items: Sequence[MetricMatch], figure_named: bool) -> list[MetricMatch]:
+    """A line item the ask names by its XBRL label (``items``, from ``lexicon.line_items``: "SG&A", "interest
+    expense") when no phrase of the concept map matches (``hand``) or the label's phrase holds the one that does and
+    is longer ("deferred revenue" holds "revenue", "net cash used in investing activities" holds "cash"), no computed
+    figure is named (``figure_named``) and the label's words are every content word of the ask, bar the direction
+    word of a yes / no ask ("Did NVIDIA's SG&A increase ...?"); else none."""
+    wider = [m for m in items
              if not hand or any(m.start <= h.start and h.end <= m.end and m.end - m.start > h.end - h.start
                                 for h in hand)]
-    if not items or find_formula(ask.ask) is not None or _composed(ask.ask) is not None:
+    if not wider or figure_named:
         return []
-    item = items[0]
+    item = wider[0]
     rest = _leftover(ask, item, stem)
-    if rest and value_kind(_words(ask.ask), None)[0] is AnswerKind.YES_NO:
+    if rest and value_kind(words, None)[0] is AnswerKind.YES_NO:
         rest = tuple(w for w in rest if not (UP.fullmatch(w) or DOWN.fullmatch(w)))
     return [] if rest else [item]
 
 
-def _composed(ask: str) -> tuple[FormulaMatch, MetricMatch] | None:
-    """The figure the ask composes from one line it names (``formulas.composed_formula``: a line's share of revenue
-    or its growth in percent), trying the lines in text order, concept-map lines and label line items alike."""
-    lines = sorted([*find_metrics(ask), *find_line_items(ask)], key=lambda m: (m.start, -(m.end - m.start)))
-    for m in lines:
+def _composed(ask: str, lines: Sequence[MetricMatch]) -> tuple[FormulaMatch, MetricMatch] | None:
+    """The figure the ask composes from one of the ``lines`` it names (``formulas.composed_formula``: a line's share
+    of revenue or its growth in percent), trying them in text order, concept-map lines and label line items alike."""
+    for m in sorted(lines, key=lambda m: (m.start, -(m.end - m.start))):
         found = composed_formula(ask, m.metric, m.start, m.end)
         if found is not None:
             return found, m
@@ -293,10 +293,12 @@ def analyse_question(question: str, subject: Subject, others: Sequence[Subject] 
     about those words (its topic), answered above the debate's rating; without content words it stays a decision."""
     ask = analyse(question, subject, others, stem)
     periods = tuple(find_periods(ask.ask))
-    hand = find_metrics(ask.ask)
-    metrics = _line_item(ask, stem, hand) or hand
-    metric = metrics[0] if metrics else None
     words = _words(ask.ask)
+    hand, items = find_metrics(ask.ask), find_line_items(ask.ask)
+    named = find_formula(ask.ask)
+    composed = _composed(ask.ask, [*hand, *items])  # "SG&A as a % of revenue", "operating income growth in %"
+    metrics = _line_item(ask, stem, words, hand, items, named is not None or composed is not None) or hand
+    metric = metrics[0] if metrics else None
     vkind, cue = value_kind(words, metric, question)
     kind = vkind
     if topic and ask.kind is AskKind.DECISION and ask.topic:
@@ -314,12 +316,10 @@ def analyse_question(question: str, subject: Subject, others: Sequence[Subject] 
     # companies; a yes / no ask that names one ("healthy liquidity based on its quick ratio?") gets the figure, and
     # its direction when it asks about one ("an improving margin")
     direction = trend_word(ask.ask) if vkind is AnswerKind.YES_NO else None
-    formula = find_formula(ask.ask) if not EXPLAIN.search(" ".join(words)) and not ask.co_subjects \
-        else None  # two periods compared: each side computes its year
-    if formula is None and not EXPLAIN.search(" ".join(words)) and not ask.co_subjects:
-        composed = _composed(ask.ask)  # "SG&A as a % of revenue", "operating income growth ... in percents"
-        if composed is not None:
-            formula, metric = composed
+    figure_asked = not EXPLAIN.search(" ".join(words)) and not ask.co_subjects  # co-subjects: each side computes
+    formula = named if figure_asked else None
+    if formula is None and figure_asked and composed is not None:
+        formula, metric = composed
     if direction and formula is None and metric is not None:  # "Has Microsoft increased its debt ...?"
         formula = FormulaMatch(metric_formula(metric.metric), metric.phrase, False)
     trend = direction if formula is not None else None
