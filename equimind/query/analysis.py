@@ -32,6 +32,7 @@ from equimind.lexicon.companies import LEGAL_FORMS
 from equimind.lexicon.questions import COMPARE_WORDS
 from equimind.lexicon.text import TOKEN
 from equimind.lexicon.text import wordset as _wordset
+from equimind.query.figure_asks import trend_word
 
 # General English function words (articles, pronouns, prepositions, conjunctions, auxiliaries, common adverbs).
 FUNCTION_WORDS = _wordset("""
@@ -259,14 +260,33 @@ def _co_subjects(tokens: Sequence[_Token], keys: Sequence[str | None], subject: 
     return tuple(out)
 
 
+# The auxiliaries of an ask about what already happened ("did the risk ... decrease", "has the outlook improved").
+PAST_AUXILIARIES = frozenset({"did", "was", "were", "has", "have", "had"})
+
+
+def _measured_change(tokens: Sequence[str], i: int) -> bool:
+    """The advice word at ``i`` names a quantity whose past change is asked: the ask is put in the past ("did",
+    "has" ...), a direction word or "compared" follows the advice word ("did the risk JPM faced decrease compared
+    to ...": VaR, a reported figure), and no person or "should" frames it ("should I have sold when risk rose?")."""
+    if not PAST_AUXILIARIES & set(tokens[:i]) or PERSONAL & set(tokens) or "should" in tokens:
+        return False
+    rest = " ".join(tokens[i + 1:])
+    return trend_word(rest) is not None or bool(COMPARE_WORDS & set(tokens[i + 1:]))
+
+
 def classify(tokens: Sequence[str]) -> tuple[AskKind, str]:
     """Decision when the question uses advice / outlook vocabulary, or a decision verb (buy, sell, hold, invest,
     short) with a personal pronoun ("should I buy"), as a noun ("a buy") or as its first word ("Buy or sell?"), or a
-    judgement adjective before a holding noun ("a good investment").
+    judgement adjective before a holding noun ("a good investment"). An advice word that names a quantity whose
+    past change is asked ("did the risk ... decrease compared to the prior year": ``_measured_change``) asks for a
+    reported fact, not a judgement.
     Everything else is a specific ask. ``tokens`` are the lower-case words with company names removed."""
-    for w in tokens:
+    measured = ""
+    for i, w in enumerate(tokens):
         if w in ADVICE_WORDS:
-            return AskKind.DECISION, f"advice/outlook word '{w}'"
+            if not _measured_change(tokens, i):
+                return AskKind.DECISION, f"advice/outlook word '{w}'"
+            measured = measured or w
     for i, a in enumerate(tokens):
         noun = next((b for b in tokens[i + 1:i + 4] if b in DECISION_NOUNS), None)
         if a in JUDGEMENT_ADJECTIVES and noun is not None:
@@ -275,6 +295,8 @@ def classify(tokens: Sequence[str]) -> tuple[AskKind, str]:
     for i, w in enumerate(tokens):
         if w in DECISION_VERBS and (personal or i == 0 or tokens[i - 1] in ARTICLES):
             return AskKind.DECISION, f"decision verb '{w}'"
+    if measured:
+        return AskKind.SPECIFIC, f"'{measured}' names a figure whose past change is asked: a specific factual ask"
     return AskKind.SPECIFIC, "no advice or outlook word: a specific factual ask"
 
 

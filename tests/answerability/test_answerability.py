@@ -37,6 +37,9 @@ def _words(question: str, subject: Subject = NVDA) -> list[str]:
     "Is NVIDIA a buy at this price?", "Buy or sell NVDA?", "What is the outlook for NVIDIA?",
     "Would you recommend NVIDIA stock?", "Is NVIDIA overvalued?", "Should we hold our NVIDIA shares?",
     "Is NVIDIA a good long-term investment?", "Is NVIDIA a great stock to own?",
+    # the same words in a judgement: not put in the past, a person framing it, or no change asked
+    "Is NVIDIA's risk increasing?", "Should I have sold NVIDIA when its risk rose?", "Did NVIDIA flag new risks?",
+    "Has NVIDIA's growth been sustainable?",
 ])
 def test_decision_asks_are_always_rated(question: str) -> None:
     a = analyse(question, NVDA, STORE)
@@ -50,6 +53,9 @@ def test_decision_asks_are_always_rated(question: str) -> None:
     "How much did Tesla invest in capex in 2025?",  # no person: a reported fact
     "What price did NVIDIA pay to acquire Arm Holdings?",
     "How good was NVIDIA's gross margin in fiscal 2025?",  # a judgement adjective without a holding noun
+    # an advice word naming a figure whose past change is asked: a reported fact (VaR, a valuation multiple)
+    "Looking at VaR, did the risk NVIDIA faced in fiscal 2025 decrease compared to the prior year?",
+    "Has NVIDIA's valuation risen compared to 2023?",
 ])
 def test_specific_asks(question: str) -> None:
     assert analyse(question, NVDA, STORE).kind is AskKind.SPECIFIC
