@@ -3,13 +3,18 @@
 "Was there any drop in cash and cash equivalents between FY2023 and Q2 of FY2024?" names no company. ``equimind
 search`` answers it over the whole store; when its top passages come overwhelmingly from one company's filings, that
 company is the evidence's subject, and ``ask`` answers for it and says so (``ParsedQuestion.company_from``:
-"search: 8 of the top 10 passages"), so the user sees the guess and how to override it (``--ticker``). When the
-top passages are split between companies nothing is guessed: the question is refused for naming no company. Nor
+"search: 8 of the top 10 passages"), so the user sees the guess and how to override it (``--ticker``). A company
+also is when it holds most of the top passages' weight by rank (the passage ranked r weighs 1/r, as a reader reads
+a ranked list: the first passage counts most): "board nominees with more votes against" ranks one company's vote
+results first and third among passages of three companies, and that company holds half the weight though only 3 of
+the 10 passages. When the top passages are split between companies by both counts nothing is guessed: the question
+is refused for naming no company. Nor
 is anything guessed when the question writes a name the top passages never mention ("the revenue of Acme Widgets":
 a capitalised word inside the sentence that none of them holds may name a company the store does not have).
 
-The share of the top passages one company must hold is a tuning parameter (``retrieval.company_from_hits_share``),
-chosen leave-company-out by the evaluation harness, never on one benchmark's questions.
+The share of the top passages one company must hold (``retrieval.company_from_hits_share``) and its share of their
+rank weight (``retrieval.company_from_rank_share``, default 0.5: a majority) are tuning parameters, measured
+leave-company-out by the evaluation harness, never chosen on one benchmark's questions.
 """
 
 from __future__ import annotations
@@ -28,6 +33,10 @@ _PERIOD_WORD = re.compile(r"^(?:FY|Q[1-4]|H[12])\w*$")
 SHARE = register(Tunable("retrieval.company_from_hits_share", 0.7, (0.5, 0.7, 0.9),
                          "share of the top search passages one company must hold for a question that names no "
                          "company to be answered for it")).name
+RANK_SHARE = register(Tunable("retrieval.company_from_rank_share", 0.5, (0.4, 0.5, 0.7, 1.0),
+                              "share of the top search passages' rank weight (1/rank) one company must hold for a "
+                              "question that names no company to be answered for it; 1.0: only when every top "
+                              "passage is its")).name
 
 
 @dataclass(frozen=True)
@@ -39,8 +48,13 @@ class HitCompany:
     company: str | None
     held: int
     top: int
+    weight: float = 1.0  # its share of the top passages' rank weight (1/rank)
+    by_rank: bool = False  # found by its rank weight, not by the count of its passages
 
     def describe(self) -> str:
+        if self.by_rank:
+            return (f"search: {self.held} of the top {self.top} passages, {self.weight:.0%} of their weight by rank "
+                    "(the passage ranked r weighs 1/r)")
         return f"search: {self.held} of the top {self.top} passages"
 
 
@@ -59,14 +73,21 @@ def unknown_names(question: str, hits: Sequence[SearchHit]) -> list[str]:
 
 def company_of_hits(question: str, hits: Sequence[SearchHit], top: int = TOP) -> HitCompany | None:
     """The company holding at least the tuned share of the ``top`` hits (counted by ticker, else by company name),
-    or None when no company does, there are no hits, or the question writes a name none of them holds."""
+    else the one holding at least the tuned share of their rank weight (the hit at position r weighs 1/r); None
+    when no company does, there are no hits, or the question writes a name none of them holds."""
     best = hits[:top]
     if not best or unknown_names(question, best):
         return None
-    keys = Counter((h.document.ticker or None, (h.document.company or "").strip() or None) for h in best)
-    (ticker, company), held = keys.most_common(1)[0]
-    if ticker is None and company is None:
-        return None
-    if held / len(best) < tuned(SHARE):
-        return None
-    return HitCompany(ticker, company, held, len(best))
+    keys = [(h.document.ticker or None, (h.document.company or "").strip() or None) for h in best]
+    counts = Counter(keys)
+    weights: Counter[tuple[str | None, str | None]] = Counter()
+    for position, key in enumerate(keys, 1):
+        weights[key] += 1 / position
+    total = sum(weights.values())
+    (ticker, company), held = counts.most_common(1)[0]
+    if held / len(best) >= tuned(SHARE) and (ticker or company):
+        return HitCompany(ticker, company, held, len(best), weights[(ticker, company)] / total)
+    (ticker, company), weight = weights.most_common(1)[0]
+    if weight / total >= tuned(RANK_SHARE) and (ticker or company):
+        return HitCompany(ticker, company, counts[(ticker, company)], len(best), weight / total, by_rank=True)
+    return None

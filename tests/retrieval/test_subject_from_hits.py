@@ -8,7 +8,7 @@ from datetime import date
 from equimind.core.documents import Origin, Source
 from equimind.core.search import DocumentRef, SearchHit, StageScores
 from equimind.core.tunables import overridden
-from equimind.retrieval.subject import SHARE, company_of_hits, unknown_names
+from equimind.retrieval.subject import RANK_SHARE, SHARE, company_of_hits, unknown_names
 
 QUESTION = "Was there any drop in Cash & Cash equivalents between FY 2023 and Q2 of FY2024?"
 TEXT = "Cash and cash equivalents fell to $1,093 million at the end of the second quarter."
@@ -31,17 +31,36 @@ def test_the_company_of_most_top_passages_is_the_subject_and_says_how_it_was_fou
 
 
 def test_split_passages_or_no_passages_guess_nothing() -> None:
-    split = [_hit(i, "AAA", "Alpha") for i in range(5)] + [_hit(5 + i, "BBB", "Beta") for i in range(5)]
+    # no company holds 70 % of the passages nor half of their 1/rank weight (Alpha, ranked first: 44 %)
+    order = ["AAA", "BBB", "CCC", "CCC", "BBB", "AAA", "BBB", "CCC", "AAA", "BBB"]
+    split = [_hit(i, t, t.title()) for i, t in enumerate(order)]
     assert company_of_hits(QUESTION, split) is None
     assert company_of_hits(QUESTION, []) is None
 
 
 def test_the_share_is_a_tuned_parameter() -> None:
-    hits = [_hit(i, "AAA", "Alpha") for i in range(6)] + [_hit(6 + i, "BBB", "Beta") for i in range(4)]
+    # Alpha: 6 of 10 passages, 43 % of the weight by rank (nobody holds half of it)
+    order = ["BBB", "AAA", "CCC", "AAA", "BBB", "AAA", "AAA", "CCC", "AAA", "AAA"]
+    hits = [_hit(i, t, t.title()) for i, t in enumerate(order)]
     assert company_of_hits(QUESTION, hits) is None  # 0.6 is below the default share
     with overridden({SHARE: 0.5}):
         found = company_of_hits(QUESTION, hits)
     assert found is not None and found.ticker == "AAA"
+
+
+def test_a_company_holding_most_of_the_rank_weight_is_the_subject_though_few_passages_are_its() -> None:
+    # 3 of 10 passages, but ranked 1st, 3rd and 6th among three companies' passages: 51 % of the 1/rank weight
+    order = ["AAA", "BBB", "AAA", "CCC", "BBB", "AAA", "CCC", "CCC", "BBB", "BBB"]
+    hits = [_hit(i, t, t.title()) for i, t in enumerate(order)]
+    found = company_of_hits(QUESTION, hits)
+    assert found is not None and found.ticker == "AAA" and found.by_rank and found.held == 3
+    assert found.describe() == "search: 3 of the top 10 passages, 51% of their weight by rank (the passage ranked r " \
+        "weighs 1/r)"
+    with overridden({RANK_SHARE: 0.7}):  # a tuned parameter: above its share nothing is guessed
+        assert company_of_hits(QUESTION, hits) is None
+    # the best-ranked passage alone is a third of the weight: not a majority
+    alone = [_hit(0, "AAA", "Alpha")] + [_hit(1 + i, t, t) for i, t in enumerate(["BBB", "CCC"] * 4 + ["BBB"])]
+    assert company_of_hits(QUESTION, alone) is None
 
 
 def test_a_name_the_passages_never_mention_blocks_the_guess() -> None:
