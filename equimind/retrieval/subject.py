@@ -80,14 +80,14 @@ def company_of_hits(question: str, hits: Sequence[SearchHit], top: int = TOP) ->
         return None
     keys = [(h.document.ticker or None, (h.document.company or "").strip() or None) for h in best]
     counts = Counter(keys)
-    weights: Counter[tuple[str | None, str | None]] = Counter()
+    weights: dict[tuple[str | None, str | None], float] = {}
     for position, key in enumerate(keys, 1):
-        weights[key] += 1 / position
+        weights[key] = weights.get(key, 0.0) + 1 / position
     total = sum(weights.values())
     (ticker, company), held = counts.most_common(1)[0]
     if held / len(best) >= tuned(SHARE) and (ticker or company):
         return HitCompany(ticker, company, held, len(best), weights[(ticker, company)] / total)
-    (ticker, company), weight = weights.most_common(1)[0]
+    (ticker, company), weight = max(weights.items(), key=lambda kv: kv[1])
     if weight / total >= tuned(RANK_SHARE) and (ticker or company):
         return HitCompany(ticker, company, counts[(ticker, company)], len(best), weight / total, by_rank=True)
     return None
