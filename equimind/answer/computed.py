@@ -64,6 +64,8 @@ _METRICS = {m.key: m for m in METRICS}
 class Computed:
     sentence: AnswerSentence | None
     reason: str  # where the inputs came from, or which input is missing
+    missing: tuple[str, ...] = ()  # the lines not found, one per definition of the figure (cost of revenue, and
+    # gross profit for the alternative), when a missing line stopped it
 
 
 def line_spec(key: str) -> MetricSpec:
@@ -76,18 +78,19 @@ LineLookup = Callable[[MetricSpec, int, int], LineValue | None]
 
 
 def _year_values(f: Formula, lines: tuple[Line, ...], year: int, lookup: LineLookup, t: int,
-                 got: dict[tuple[str, int], LineValue]) -> tuple[dict[Line, float] | None, str]:
+                 got: dict[tuple[str, int], LineValue]) -> tuple[dict[Line, float] | None, str, str]:
+    """The definition's line values at ``year``, or None with the first missing line named and its key."""
     out: dict[Line, float] = {}
     for key, off in lines:
         y = year + off
         if (key, y) not in got:
             lv = lookup(line_spec(key), y, t)
             if lv is None:
-                return None, f"{line_spec(key).name.lower()} for fiscal {y}"
+                return None, f"{line_spec(key).name.lower()} for fiscal {y}", key
             got[(key, y)] = lv
         v = got[(key, y)].value
         out[(key, off)] = abs(v) if key in ABSOLUTE else v
-    return out, ""
+    return out, "", ""
 
 
 def format_figure(value: float, f: Formula, decimals: int | None, asked_scale: float | None) -> str:
@@ -105,7 +108,7 @@ def format_figure(value: float, f: Formula, decimals: int | None, asked_scale: f
     return f"{'-' if v < 0 else ''}${abs(v):,.{decimals}f} {scale_word(scale)}"
 
 
-def _amount(value: float) -> str:
+def amount(value: float) -> str:
     """An input line as the answer states it: millions from a million up, else the number as read."""
     sign = "-" if value < 0 else ""
     v = abs(value)
@@ -129,10 +132,11 @@ def compute(match: FormulaMatch, years: Sequence[int], company: str, ticker: str
     got: dict[tuple[str, int], LineValue] = {}
     per_year: list[float] = []
     for y in span:
-        values, missing = None, ""
+        values, missing, keys = None, "", []
         for lines, fn in ((f.lines, f.compute), *f.alternatives):
-            values, gap = _year_values(f, lines, y, lookup, t, got)
+            values, gap, key = _year_values(f, lines, y, lookup, t, got)
             missing = missing or gap  # the definition's own line is named first (gross profit is the fallback)
+            keys.append(key)
             if values is not None:
                 try:
                     per_year.append(fn(values))
@@ -140,11 +144,11 @@ def compute(match: FormulaMatch, years: Sequence[int], company: str, ticker: str
                     return Computed(None, f"{f.name}: a zero denominator in fiscal {y}")
                 break
         if values is None:
-            return Computed(None, f"{f.name}: no {missing} found")
+            return Computed(None, f"{f.name}: no {missing} found", tuple(dict.fromkeys(k for k in keys if k)))
     value = sum(per_year) / len(per_year)
     shown = format_figure(value, f, decimals, asked_scale)
     period = f"fiscal {span[0]}-{span[-1]} average" if len(span) > 1 else f"fiscal {t}"
-    inputs = "; ".join(f"{lv.figure.name.lower()} fiscal {y} {_amount(lv.value)}" for (_, y), lv in sorted(
+    inputs = "; ".join(f"{lv.figure.name.lower()} fiscal {y} {amount(lv.value)}" for (_, y), lv in sorted(
         got.items(), key=lambda kv: (kv[0][1], kv[0][0])))
     each = f" (per year: {', '.join(format_figure(v, f, decimals, asked_scale) for v in per_year)})" \
         if len(per_year) > 1 else ""
@@ -183,7 +187,7 @@ def _change(f: Formula, diff: float, decimals: int | None, asked_scale: float | 
 def _years_sentence(text: str, ticker: str, years: Sequence[int], sentences: Sequence[AnswerSentence],
                     reason: str) -> Computed:
     """One sentence over several one-year sentences: ``text`` plus their inputs, every quote, figure and value."""
-    inputs = "; ".join(dict.fromkeys(f"{fig.name.lower()} fiscal {y} {_amount(fig.value)}" for y, s in zip(
+    inputs = "; ".join(dict.fromkeys(f"{fig.name.lower()} fiscal {y} {amount(fig.value)}" for y, s in zip(
         years, sentences, strict=True) for fig in s.figures[1:]))
     return Computed(AnswerSentence(text=f"{text} ({inputs}).", method=Method.COMPUTED, subject=ticker,
                                    quotes=list(dict.fromkeys(q for s in sentences for q in s.quotes)),
@@ -284,7 +288,7 @@ def _cagr(match: FormulaMatch, years: Sequence[int], company: str, ticker: str, 
     shown = format_figure(value, f, decimals, None)
     text = (f"{company}'s {metric.name.lower()} compound annual growth rate from fiscal {start} to fiscal {end} "
             f"({n} year{'s' if n != 1 else ''}) was {shown}, computed as {f.text} from its reported lines "
-            f"({metric.name.lower()} fiscal {start} {_amount(a.value)}; fiscal {end} {_amount(b.value)}).")
+            f"({metric.name.lower()} fiscal {start} {amount(a.value)}; fiscal {end} {amount(b.value)}).")
     period = f"fiscal {start}-{end}"
     fig = AnswerFigure(name=f.name, value=value, unit=f.unit, provenance={
         "formula": f.text, "computed": True, "period": period, "inputs_from": sorted({a.source, b.source}),

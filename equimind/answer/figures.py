@@ -16,9 +16,11 @@ from equimind.answer.computed import compute, trend
 from equimind.answer.fiscal_dates import dated, with_line_date, year_ends
 from equimind.answer.lines import LineValue, StatementLines, XbrlLines, line_sentence
 from equimind.answer.record import AnswerSentence
+from equimind.answer.undefined import undefined_figure
 from equimind.core.documents import Document
 from equimind.core.errors import NotFoundError
 from equimind.lexicon.concepts import MetricSpec
+from equimind.lexicon.formulas import FormulaMatch
 from equimind.query.periods import PeriodKind
 from equimind.query.question import QuestionAnalysis
 
@@ -36,31 +38,48 @@ class FigureAnswerer:
                  degraded: list[str]) -> tuple[AnswerSentence, str] | None:
         """The figure the ask names computed from reported lines (``answer.computed``): XBRL companyfacts when
         the facts source knows the company, else the statement rows of its visible filings; None (noted in
-        ``degraded``) when an input is missing, so the passages answer instead."""
+        ``degraded``) when an input is missing, so the passages answer instead, unless the company's income
+        statement has no such line at all (``answer.undefined``): then the answer says so."""
         assert q.formula is not None
-        name = q.formula.formula.name
+        return self._figure(q, q.formula, key, as_of, doc_ids, degraded, explain=False)
+
+    def undefined(self, q: QuestionAnalysis, key: str, as_of: date, doc_ids: Sequence[str],
+                  degraded: list[str]) -> tuple[AnswerSentence, str] | None:
+        """An ask for the reason behind a figure ("what drove gross margin change", ``QuestionAnalysis.explained``)
+        whose company's income statement does not define it: the sentence saying so; None otherwise (the passages
+        give the reason)."""
+        assert q.explained is not None
+        return self._figure(q, q.explained, key, as_of, doc_ids, degraded, explain=True)
+
+    def _figure(self, q: QuestionAnalysis, match: FormulaMatch, key: str, as_of: date, doc_ids: Sequence[str],
+                degraded: list[str], explain: bool) -> tuple[AnswerSentence, str] | None:
+        name = match.formula.name
         if any(p.kind is not PeriodKind.FISCAL_YEAR for p in q.periods):
-            degraded.append(f"computed: {name} is computed for fiscal years; the asked period "
-                            f"({', '.join(p.label() for p in q.periods)}) is answered from the passages")
+            if not explain:
+                degraded.append(f"computed: {name} is computed for fiscal years; the asked period "
+                                f"({', '.join(p.label() for p in q.periods)}) is answered from the passages")
             return None
         xbrl: XbrlLines | None = None
         company = key
+        notes: list[str] = []
         if self.facts is None:
-            degraded.append(f"computed: no companyfacts source given; {name} is computed from the statement rows "
-                            "of the filings")
+            notes.append(f"computed: no companyfacts source given; {name} is computed from the statement rows "
+                         "of the filings")
         else:
             try:
                 cf = self.facts.company_facts(key)
                 xbrl, company = XbrlLines(cf, as_of), cf.entity_name or key
             except NotFoundError as exc:
-                degraded.append(f"computed: {exc}; {name} is computed from the statement rows of the filings")
+                notes.append(f"computed: {exc}; {name} is computed from the statement rows of the filings")
         refs, statements = self._statements(doc_ids)
         company = company if xbrl is not None else next((d.company for d in refs if d.company), key)
         years = sorted({p.fiscal_year for p in q.periods if p.fiscal_year})
         if not years:
             latest = xbrl.calendar.latest_year() if xbrl is not None else _latest_annual(refs)
             if latest is None:
-                degraded.append(f"computed: no annual report of {key} names a fiscal year to compute {name} for")
+                if not explain:
+                    degraded.extend([*notes, f"computed: no annual report of {key} names a fiscal year to compute "
+                                             f"{name} for"])
                 return None
             years = [latest]
         if q.trend is not None and len(years) == 1:  # "an improving margin as of FY2022": against the year before
@@ -72,13 +91,23 @@ class FigureAnswerer:
             found = xbrl.value(metric, year) if xbrl is not None else None
             return found or statements.value(metric, year, t)
 
-        if q.trend is not None:
-            result = trend(q.formula, years, company, key, lookup, q.trend, q.decimals, q.scale)
+        if explain:
+            result = compute(match, [max(years)], company, key, lookup)
+        elif q.trend is not None:
+            result = trend(match, years, company, key, lookup, q.trend, q.decimals, q.scale)
         else:
-            result = compute(q.formula, years, company, key, lookup, q.decimals, q.scale, q.each_year)
+            result = compute(match, years, company, key, lookup, q.decimals, q.scale, q.each_year)
         if result.sentence is None:
-            degraded.append(f"computed: {result.reason}; answered from the passages")
+            undefined = undefined_figure(match.formula, result, statements, company, key, max(years))
+            if undefined is not None:  # the income statement has no such line: the answer says so, cited
+                degraded.extend([*notes, f"computed: {result.reason}"])
+                return undefined, f"{name} is not defined by {company}'s income statement"
+            if not explain:
+                degraded.extend([*notes, f"computed: {result.reason}; answered from the passages"])
             return None
+        if explain:
+            return None  # the figure exists: the passages give the reason it changed
+        degraded.extend(notes)
         dates = year_ends(refs) if xbrl is None else {}  # statement rows: the years' dates as the filings state them
         return dated(result.sentence, dates), result.reason
 

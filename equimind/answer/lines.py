@@ -50,6 +50,7 @@ class LineValue:
     figure: AnswerFigure
     quotes: tuple[Quote, ...] = ()
     source: str = ""  # "xbrl" / "statement"
+    row: Unit | None = None  # the statement row it was read from (statement lines)
 
 
 class XbrlLines:
@@ -84,7 +85,7 @@ _PAREN = re.compile(r"\([^)]*\)")
 _NUMBER = re.compile(r"^\(?-?\$?\s*\(?\s*(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*\)?$")
 
 
-def _label_words(label: str) -> list[str]:
+def label_words(label: str) -> list[str]:
     return re.findall(r"[a-z0-9&']+", _PAREN.sub(" ", label.lower().replace("\u2019", "'")))
 
 
@@ -110,10 +111,10 @@ def label_names(metric: MetricSpec, label: str) -> bool:
     (loss)"); a line of ``PREFIX_LINES`` may go on after the phrase; a clause that narrows the line ("excluding
     ...", "net of ...") is set aside ("Total revenues net of interest expense", "Purchases of property and equipment
     excluding finance leases, net of sales")."""
-    words = _narrowed(_label_words(label))
+    words = _narrowed(label_words(label))
     if "attributable" in words:
         words = words[:words.index("attributable")]
-    for phrase in (_label_words(p) for p in metric.phrases):
+    for phrase in (label_words(p) for p in metric.phrases):
         n = len(phrase)
         if not n or len(words) < n:
             continue
@@ -249,7 +250,17 @@ class StatementLines:
                 "cell": cells(u.span.text)[col], "scale": self._scale(u), "fiscal_year": year,
                 "rows_agreeing": f"{agree} of {rows}"}
         fig = AnswerFigure(name=metric.name, value=value, unit=metric.unit, provenance=prov)
-        return LineValue(value, fig, tuple(quotes), "statement")
+        return LineValue(value, fig, tuple(quotes), "statement", u)
+
+    def table_of(self, row: Unit) -> list[Unit]:
+        """Every row of the table ``row`` belongs to (the rows under the same header), in order."""
+        if row.header is None:
+            return [row]
+        return [u for u in self._doc(row.doc_id)[2] if u.header is not None and u.header.start == row.header.start]
+
+    def quotes_of(self, row: Unit) -> list[Quote]:
+        """The quotes citing one statement row: the row, its header and its unit line."""
+        return unit_quotes(row, self._doc(row.doc_id)[1])
 
 
 

@@ -173,9 +173,15 @@ class ComputedFigure:
     name: ClassVar[str] = "computed"
 
     def run(self, side: SideInput) -> Outcome:
-        if side.q.formula is None:
-            return NotApplicable("no formula named")
         lines: list[str] = []
+        if side.q.formula is None:
+            if side.q.explained is None:
+                return NotApplicable("no formula named")
+            # the reason a figure changed: the passages give it, unless the statements do not define the figure
+            found = self.figures.undefined(side.q, side.key, side.as_of, side.doc_ids, lines)
+            if found is None:
+                return NotApplicable(f"the reason {side.q.explained.formula.name} changed is read from the passages")
+            return Answered((found[0],), found[1], notices=tuple(Notice(t) for t in lines))
         found = self.figures.computed(side.q, side.key, side.as_of, side.doc_ids, lines)
         notices = tuple(Notice(t) for t in lines)
         if found is not None:

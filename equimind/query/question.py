@@ -85,6 +85,9 @@ class QuestionAnalysis:
     each_year: bool = False  # a computed ask that wants each year it names and the change between them
     years_before: int = 0  # a computed ask about a figure's stability over time ("are its gross margins
     # consistent?"): the years before the asked one it is also computed for (``STABILITY``)
+    explained: FormulaMatch | None = None  # a computed figure whose change the ask wants the reason for ("what
+    # drove gross margin change"): not computed (the passages give reasons), but when the company's statements do
+    # not define it the answer says so (``answer.undefined``)
 
     @property
     def terms(self) -> tuple[str, ...]:
@@ -102,6 +105,7 @@ class QuestionAnalysis:
         return {"kind": self.kind.value, "value_kind": self.value_kind.value, "cue": self.cue,
                 "metric": self.metric.metric.key if self.metric else None, "xbrl_ask": self.xbrl,
                 "computed": self.formula.formula.key if self.formula else None,
+                "explained": self.explained.formula.key if self.explained else None,
                 "periods": [p.label() for p in self.periods], "leftover_terms": list(self.leftover),
                 "answerability": self.ask.to_log()}
 
@@ -318,6 +322,7 @@ def analyse_question(question: str, subject: Subject, others: Sequence[Subject] 
     direction = trend_word(ask.ask) if vkind is AnswerKind.YES_NO else None
     figure_asked = not EXPLAIN.search(" ".join(words)) and not ask.co_subjects  # co-subjects: each side computes
     formula = named if figure_asked else None
+    explained = named if not figure_asked and not ask.co_subjects else None
     if formula is None and figure_asked and composed is not None:
         formula, metric = composed
     if direction and formula is None and metric is not None:  # "Has Microsoft increased its debt ...?"
@@ -333,7 +338,7 @@ def analyse_question(question: str, subject: Subject, others: Sequence[Subject] 
                             asked_scale(question), formula, trend, answer_type_words(words, vkind, head),
                             asked_decimals(question),
                             stability or (formula is not None and asks_each_year(ask.ask, formula)),
-                            STABILITY_YEARS_BEFORE if stability else 0)
+                            STABILITY_YEARS_BEFORE if stability else 0, explained)
 
 
 # An ask about whether a figure holds steady over time: "consistent", "stable", "fluctuating", "volatile".

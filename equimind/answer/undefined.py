@@ -1,0 +1,77 @@
+"""A computed figure the company's statements do not define: a margin of a line its income statement does not
+report (a card issuer's or a bank's gross margin: no cost of revenue and no gross profit; its operating margin: no
+operating income).
+
+When a formula stops on a missing line (``computed.Computed.missing``: the line each of its definitions lacked), the
+statement row of a line of the formula that *was* found (revenue) is read with the rest of its table. When that
+table is a whole income statement (it also holds the net income line) and none of its rows is a missing line or
+could be one split in parts (no row named by the line's phrases, none holding one of the line's own words: "cost",
+"gross", "operating"; Boeing's "Cost of products" and "Cost of services" are such parts), the answer says so: the
+figure is not one the company's statements define, and what the statement reports instead (its total and net
+lines), every row cited. Otherwise nothing is said here and the passages answer, as before.
+
+No company, industry or word list of a benchmark is involved: whether a line exists is read from the statement.
+"""
+
+from __future__ import annotations
+
+import re
+
+from equimind.answer.computed import Computed, amount, line_spec
+from equimind.answer.lines import StatementLines, label_names, label_words
+from equimind.answer.record import AnswerSentence, Method, Quote
+from equimind.answer.units import cells
+from equimind.lexicon.concepts import LINE_QUALIFIERS, METRICS, MetricSpec
+from equimind.lexicon.formulas import Formula
+
+NET_INCOME = next(m for m in METRICS if m.key == "net_income")
+# words every statement line may hold: a row holding only these is no part of a missing line
+_GENERIC = frozenset({"income", "profit", "profits", "earnings", "revenue", "revenues", "sales", "expense",
+                      "expenses", "of", "and", "the", "from"}) | LINE_QUALIFIERS
+# the rows that sum a statement: a total or net line, an income or loss line
+_SUMMARY = re.compile(r"^(?:total|net)\b|\b(?:income|loss|earnings)\b", re.I)
+
+
+def own_words(metric: MetricSpec) -> frozenset[str]:
+    """The words of a line's phrases that only it uses: the first and last word of each phrase, generic statement
+    words aside ("cost", "sold" for cost of revenue; "gross"; "operating", "operations")."""
+    words: set[str] = set()
+    for phrase in metric.phrases:
+        w = label_words(phrase)
+        if w:
+            words |= {w[0], w[-1]}
+    return frozenset(words - _GENERIC)
+
+
+def undefined_figure(f: Formula, result: Computed, statements: StatementLines, company: str,
+                     ticker: str, year: int) -> AnswerSentence | None:
+    """The sentence saying ``f`` is not defined by the company's income statement of fiscal ``year`` (the asked
+    year; module docstring), or None."""
+    if not result.missing:
+        return None
+    missing = [line_spec(k) for k in result.missing]
+    guard = frozenset().union(*(own_words(m) for m in missing))
+    present = [k for lines, _ in ((f.lines, f.compute), *f.alternatives) for k, off in lines
+               if off == 0 and k not in result.missing]
+    for key in dict.fromkeys(present):
+        found = statements.value(line_spec(key), year, year)
+        if found is None or found.row is None:
+            continue
+        table = statements.table_of(found.row)
+        labels = [cells(u.span.text)[0] for u in table]
+        if not any(label_names(NET_INCOME, label) for label in labels):
+            return None  # not a whole income statement: a missing row may sit in another part of it
+        if any(guard & set(label_words(label)) or any(label_names(m, label) for m in missing) for label in labels):
+            return None
+        summary = [u for u, label in zip(table, labels, strict=True) if _SUMMARY.search(label) and u != found.row]
+        names = " or ".join(m.name.lower() for m in missing)
+        reported = "; ".join(f"\"{cells(u.span.text)[0]}\"" for u in summary)
+        text = (f"{company}'s statements do not define {f.name}: its income statement for fiscal {year} "
+                f"reports no {names} line, nor lines that sum to one, so {f.name} ({f.text}) cannot be computed "
+                f"from them. It reports {line_spec(key).name.lower()} as \"{labels[table.index(found.row)]}\" "
+                f"({amount(found.value)}); its total and net lines are {reported}.")
+        quotes: list[Quote] = [*found.quotes, *(q for u in summary for q in statements.quotes_of(u)
+                                                 if q.role == "row")]
+        return AnswerSentence(text=text, method=Method.EXTRACTIVE, subject=ticker, quotes=list(dict.fromkeys(quotes)),
+                              figures=[found.figure])
+    return None

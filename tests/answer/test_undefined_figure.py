@@ -1,0 +1,154 @@
+"""A margin asked of a company whose income statement has no such line (a card issuer: no cost of revenue, no
+gross profit, no operating income) is answered by saying so, every row cited (``answer.undefined``); a statement
+that splits the line in parts, or that is cut in two tables, or that prints the line, is never called so."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import Stemmer
+
+from equimind.answer.answerer import Answerer
+from equimind.answer.computed import compute
+from equimind.answer.figures import FigureAnswerer
+from equimind.answer.lines import StatementLines
+from equimind.answer.record import PassageRead
+from equimind.answer.strategies import Answered, ComputedFigure, NotApplicable, SideInput, run_chain
+from equimind.answer.undefined import own_words, undefined_figure
+from equimind.core.documents import Document, Origin, Source
+from equimind.lexicon.concepts import METRICS
+from equimind.lexicon.formulas import find_formula
+from equimind.query.analysis import Subject, name_words
+from equimind.query.question import analyse_question
+
+METRIC = {m.key: m for m in METRICS}
+HERON = Subject("HRN", name_words("HRN", "Heron Card Services Corp."))
+
+# A made-up card issuer's income statement, laid out as the PDF parser writes tables.
+CARD_ISSUER = """CONSOLIDATED STATEMENTS OF INCOME
+(Millions)
+
+| Year Ended December 31 | 2024 | 2023 |
+| --- | --- | --- |
+| Discount revenue | 21,400 | 19,900 |
+| Net card fees | 4,100 | 3,800 |
+| Total non-interest revenues | 25,500 | 23,700 |
+| Interest on loans | 8,200 | 7,100 |
+| Total interest expense | 1,900 | 1,300 |
+| Net interest income | 6,300 | 5,800 |
+| Total revenues net of interest expense | 31,800 | 29,500 |
+| Total provisions for credit losses | 1,600 | 1,200 |
+| Card Member rewards | 9,700 | 8,800 |
+| Marketing | 3,900 | 3,600 |
+| Total expenses | 22,400 | 20,700 |
+| Pretax income | 7,800 | 7,600 |
+| Income tax provision | 1,700 | 1,650 |
+| Net income | 6,100 | 5,950 |
+"""
+
+# An aircraft maker's statement: no total cost of revenue, but its parts ("Cost of products", "Cost of services").
+SPLIT_COSTS = CARD_ISSUER.replace("| Card Member rewards | 9,700 | 8,800 |", "| Cost of products | 9,700 | 8,800 |")
+# The statement cut in two tables (a page break): the net income line is not in the revenue line's table.
+CUT = CARD_ISSUER.replace("| Total expenses |", "\nContinued\n\n| Year Ended December 31 | 2024 | 2023 |\n"
+                                                 "| --- | --- | --- |\n| Total expenses |")
+
+
+def _lines(text: str) -> StatementLines:
+    return StatementLines({"h": (2024, "10-K")}, {"h": text}.__getitem__)
+
+
+def _undefined(question: str, text: str) -> str | None:
+    match = find_formula(question)
+    assert match is not None
+    sl = _lines(text)
+    result = compute(match, [2024], "Heron", "HRN", lambda m, y, t: sl.value(m, y, t))
+    assert result.sentence is None  # a line is missing
+    found = undefined_figure(match.formula, result, sl, "Heron", "HRN", 2024)
+    return None if found is None else found.text
+
+
+def test_a_margin_of_a_line_the_income_statement_does_not_print_is_said_not_to_be_defined() -> None:
+    text = _undefined("What is Heron's gross margin for fiscal 2024?", CARD_ISSUER)
+    assert text is not None
+    assert text.startswith("Heron's statements do not define gross margin: its income statement for fiscal 2024 "
+                           "reports no cost of revenue or gross profit line")
+    assert '"Total revenues net of interest expense" ($31,800 million)' in text
+    assert '"Net interest income"' in text and '"Pretax income"' in text and '"Marketing"' not in text
+    op = _undefined("Does Heron have an improving operating margin?", CARD_ISSUER)
+    assert op is not None and "reports no operating income line" in op
+
+
+def test_every_row_the_sentence_names_is_cited() -> None:
+    match = find_formula("Heron's operating margin")
+    assert match is not None
+    sl = _lines(CARD_ISSUER)
+    result = compute(match, [2024], "Heron", "HRN", lambda m, y, t: sl.value(m, y, t))
+    found = undefined_figure(match.formula, result, sl, "Heron", "HRN", 2024)
+    assert found is not None
+    rows = {q.text.split("|")[1].strip() for q in found.quotes if q.role == "row"}
+    named = {part.split('"')[1] for part in found.text.split("its total and net lines are ")[1].split("; ")}
+    assert named <= rows and "Total revenues net of interest expense" in rows
+    assert all(CARD_ISSUER[q.start:q.end] == q.text for q in found.quotes)
+
+
+def test_a_line_split_in_parts_a_cut_statement_or_a_printed_line_is_never_called_undefined() -> None:
+    assert _undefined("What is Heron's gross margin for fiscal 2024?", SPLIT_COSTS) is None
+    assert _undefined("What is Heron's gross margin for fiscal 2024?", CUT) is None
+    printed = CARD_ISSUER.replace("| Marketing | 3,900 | 3,600 |", "| Operating income | 9,400 | 8,800 |")
+    match = find_formula("Heron's operating margin")
+    assert match is not None
+    sl = _lines(printed)
+    assert compute(match, [2024], "Heron", "HRN", lambda m, y, t: sl.value(m, y, t)).sentence is not None
+
+
+def test_a_lines_own_words_leave_the_words_every_line_uses() -> None:
+    assert own_words(METRIC["cost_of_revenue"]) >= {"cost", "cogs"}
+    assert own_words(METRIC["operating_income"]) == {"operating", "operations"}
+    assert not own_words(METRIC["cost_of_revenue"]) & {"revenue", "sales", "income", "total", "net"}
+
+
+def test_the_reason_a_figure_changed_is_asked_without_computing_it() -> None:
+    q = analyse_question("What drove gross margin change in FY2024 for Heron?", HERON)
+    assert q.formula is None and q.explained is not None and q.explained.formula.key == "gross_margin"
+    assert analyse_question("What was Heron's gross margin in FY2024?", HERON).explained is None
+
+
+class CardIssuerStore:
+    """A docstore of one 10-K ("h") holding ``CARD_ISSUER``."""
+
+    def get_document_text(self, doc_id: str) -> str:
+        return CARD_ISSUER
+
+    def get_document(self, doc_id: str) -> Document:
+        return Document(id=doc_id, source_key="test/HRN", ticker="HRN", cik=None, company="Heron Card Services",
+                        source=Source.SEC_EDGAR, origin=Origin.SNAPSHOT, form="10-K", filed_at=date(2025, 2, 20),
+                        period_end=date(2024, 12, 31), url=None, title="HRN 10-K", text=CARD_ISSUER,
+                        meta=(("fiscal_period", "FY"), ("fiscal_year", "2024")))
+
+
+def _answer(question: str) -> tuple[Any, list[str]]:
+    q = analyse_question(question, HERON, (), Stemmer.Stemmer("english"))
+    passage = PassageRead(doc_id="h", start=0, end=len(CARD_ISSUER), score=1.0, ticker="HRN")
+    degraded: list[str] = []
+    chain = Answerer(CardIssuerStore()).chain  # type: ignore[arg-type]
+    outcome, _steps = run_chain(chain, SideInput(q, "HRN", (passage,), date(2025, 6, 30), ("h",)), degraded)
+    return outcome, degraded
+
+
+def test_the_answer_path_says_so_for_a_figure_asked_and_for_the_reason_it_changed() -> None:
+    for question in ("Does Heron have an improving operating margin profile as of FY2024?",
+                     "What drove the gross margin change in FY2024 for Heron?"):
+        outcome, degraded = _answer(question)
+        assert isinstance(outcome, Answered), question
+        assert outcome.sentences[0].text.startswith("Heron Card Services's statements do not define")
+        assert outcome.note.endswith("is not defined by Heron Card Services's income statement")
+        assert any("found" in d for d in degraded)  # the missing line is named in degraded
+
+
+def test_the_reason_a_defined_figure_changed_is_left_to_the_passages() -> None:
+    q = analyse_question("What drove the net margin change in FY2024 for Heron?", HERON, (), Stemmer.Stemmer("english"))
+    assert q.explained is not None and q.explained.formula.key == "net_margin"
+    outcome = ComputedFigure(FigureAnswerer(CardIssuerStore(), None)).run(  # type: ignore[arg-type]
+        SideInput(q, "HRN", (), date(2025, 6, 30), ("h",)))
+    assert isinstance(outcome, NotApplicable) and "read from the passages" in outcome.reason
