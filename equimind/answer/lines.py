@@ -173,6 +173,24 @@ def cell_number(cell: str) -> float | None:
     return -value if "(" in raw or raw.lstrip("$ ").startswith("-") else value
 
 
+# Lines a statement may print in parts and no total (Regulation S-X 5-03: the cost of tangible goods sold and the
+# cost of services stated apart, as Boeing's "Cost of products" and "Cost of services"): the line's key -> the first
+# words of a part's label. A part is a row of the income statement (the table holding the revenue and the net
+# income or loss lines) whose label opens with them.
+PART_LINES = {"cost_of_revenue": (("cost", "of"), ("costs", "of"))}
+
+
+_BOTTOM = frozenset({"income", "earnings", "loss", "profit"})
+
+
+def bottom_line(label: str) -> bool:
+    """The row is the income statement's last line: "Net income", "Net loss", "Net earnings (loss)", "Net income
+    attributable to ..." (not "Net interest income")."""
+    words = label_words(label)
+    return (len(words) >= 2 and words[0] == "net" and words[1] in _BOTTOM
+            and (len(words) == 2 or words[2] in _BOTTOM | {"attributable"}))
+
+
 # Lines that are a company total: when its filing prints the label as often with two values (a segment's "Total
 # assets" table and the balance sheet), the larger is the company's.
 TOTAL_LINES = frozenset(["total_assets", "total_liabilities", "current_assets", "current_liabilities", "revenue"])
@@ -239,7 +257,42 @@ class StatementLines:
                 # a company total is never smaller than a segment's total printed under the same label
                 value, u, col = max(tied, key=lambda x: abs(x[0])) if metric.key in TOTAL_LINES else tied[0]
                 return self._line(metric, year, value, u, col, best, len(found))
+        return self._parts(metric, year, t) if metric.key in PART_LINES else None
+
+    def _parts(self, metric: MetricSpec, year: int, t: int) -> LineValue | None:
+        """A line the income statement prints only in parts (``PART_LINES``): the sum of its parts at ``year``,
+        each part cited, from the first filing (in ``order``) whose income statement has two or more."""
+        starts = PART_LINES[metric.key]
+        for doc_id in self.order(t):
+            text, _, rows, _ = self._doc(doc_id)
+            tables: dict[int, list[Unit]] = {}
+            for u in rows:
+                if u.header is not None:
+                    tables.setdefault(u.header.start, []).append(u)
+            for table in tables.values():
+                labels = [label_words(cells(u.span.text)[0]) for u in table]
+                if not any(bottom_line(cells(u.span.text)[0]) for u in table):
+                    continue
+                parts: list[tuple[float, Unit, int]] = []
+                for u, words in zip(table, labels, strict=True):
+                    where = year_column(text, u, year) if any(tuple(words[:2]) == s for s in starts) else None
+                    n = cell_number(cells(u.span.text)[where[0]]) if where is not None else None
+                    if n is not None and where is not None:
+                        parts.append((abs(n) * self._scale(u), u, where[0]))
+                if len(parts) >= 2:
+                    return self._sum(metric, year, parts)
         return None
+
+    def _sum(self, metric: MetricSpec, year: int, parts: list[tuple[float, Unit, int]]) -> LineValue:
+        value = sum(v for v, _, _ in parts)
+        lines = [self._line(metric, year, v, u, col, 1, 1) for v, u, col in parts]
+        prov = {"source": "statement rows (the line printed in parts)", "doc_id": parts[0][1].doc_id,
+                "row": " + ".join(str(lv.figure.provenance["row"]) for lv in lines), "fiscal_year": year,
+                "parts": [{"row": lv.figure.provenance["row"], "cell": lv.figure.provenance["cell"], "value": lv.value}
+                          for lv in lines]}
+        fig = AnswerFigure(name=metric.name, value=value, unit=metric.unit, provenance=prov)
+        quotes = tuple(dict.fromkeys(q for lv in lines for q in lv.quotes))
+        return LineValue(value, fig, quotes, "statement")
 
     def _line(self, metric: MetricSpec, year: int, value: float, u: Unit, col: int, agree: int,
               rows: int) -> LineValue:

@@ -18,13 +18,12 @@ from __future__ import annotations
 import re
 
 from equimind.answer.computed import Computed, amount, line_spec
-from equimind.answer.lines import StatementLines, label_names, label_words
+from equimind.answer.lines import StatementLines, bottom_line, label_names, label_words
 from equimind.answer.record import AnswerSentence, Method, Quote
 from equimind.answer.units import cells
-from equimind.lexicon.concepts import LINE_QUALIFIERS, METRICS, MetricSpec
+from equimind.lexicon.concepts import LINE_QUALIFIERS, MetricSpec
 from equimind.lexicon.formulas import Formula
 
-NET_INCOME = next(m for m in METRICS if m.key == "net_income")
 # words every statement line may hold: a row holding only these is no part of a missing line
 _GENERIC = frozenset({"income", "profit", "profits", "earnings", "revenue", "revenues", "sales", "expense",
                       "expenses", "of", "and", "the", "from"}) | LINE_QUALIFIERS
@@ -59,7 +58,7 @@ def undefined_figure(f: Formula, result: Computed, statements: StatementLines, c
             continue
         table = statements.table_of(found.row)
         labels = [cells(u.span.text)[0] for u in table]
-        if not any(label_names(NET_INCOME, label) for label in labels):
+        if not any(bottom_line(label) for label in labels):
             return None  # not a whole income statement: a missing row may sit in another part of it
         if any(guard & set(label_words(label)) or any(label_names(m, label) for m in missing) for label in labels):
             return None

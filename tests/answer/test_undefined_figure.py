@@ -102,6 +102,41 @@ def test_a_line_split_in_parts_a_cut_statement_or_a_printed_line_is_never_called
     assert compute(match, [2024], "Heron", "HRN", lambda m, y, t: sl.value(m, y, t)).sentence is not None
 
 
+# An aircraft maker that prints its cost of revenue only in parts, negative, with no total (Regulation S-X 5-03).
+PARTS = """Consolidated Statements of Operations
+(Dollars in millions)
+
+| Years ended December 31, | 2024 | 2023 |
+| --- | --- | --- |
+| Sales of products | $50,000 | $46,000 |
+| Sales of services | 10,000 | 9,000 |
+| Total revenues | 60,000 | 55,000 |
+| Cost of products | (45,000) | (42,000) |
+| Cost of services | (8,000) | (7,500) |
+| Capital interest expense | (30) | (30) |
+| Total costs and expenses | (53,030) | (49,530) |
+| General and administrative expense | (4,000) | (3,900) |
+| Net loss | (1,200) | (900) |
+"""
+
+
+def test_a_line_printed_only_in_parts_is_their_sum_each_part_cited() -> None:
+    sl = _lines(PARTS)
+    lv = sl.value(METRIC["cost_of_revenue"], 2024, 2024)
+    assert lv is not None and lv.value == 53_000e6  # products + services; the interest expense is no part
+    assert [p["row"] for p in lv.figure.provenance["parts"]] == ["Cost of products", "Cost of services"]
+    assert {q.text for q in lv.quotes if q.role == "row"} == {"| Cost of products | (45,000) | (42,000) |",
+                                                               "| Cost of services | (8,000) | (7,500) |"}
+    match = find_formula("Does Heron have an improving gross margin profile as of FY2024?")
+    assert match is not None
+    got = compute(match, [2024], "Heron", "HRN", lambda m, y, t: sl.value(m, y, t))
+    assert got.sentence is not None and got.sentence.values[0].text == "11.67%"  # (60,000 - 53,000) / 60,000
+    # one part alone is no split line, and a table without the bottom line is not the income statement
+    assert _lines(SPLIT_COSTS).value(METRIC["cost_of_revenue"], 2024, 2024) is None
+    cut = PARTS.replace("| Net loss | (1,200) | (900) |\n", "")
+    assert _lines(cut).value(METRIC["cost_of_revenue"], 2024, 2024) is None
+
+
 def test_a_lines_own_words_leave_the_words_every_line_uses() -> None:
     assert own_words(METRIC["cost_of_revenue"]) >= {"cost", "cogs"}
     assert own_words(METRIC["operating_income"]) == {"operating", "operations"}
@@ -152,3 +187,12 @@ def test_the_reason_a_defined_figure_changed_is_left_to_the_passages() -> None:
     outcome = ComputedFigure(FigureAnswerer(CardIssuerStore(), None)).run(  # type: ignore[arg-type]
         SideInput(q, "HRN", (), date(2025, 6, 30), ("h",)))
     assert isinstance(outcome, NotApplicable) and "read from the passages" in outcome.reason
+
+
+def test_the_bottom_line_is_net_income_earnings_or_loss_not_net_interest_income() -> None:
+    from equimind.answer.lines import bottom_line
+
+    assert all(bottom_line(x) for x in ("Net income", "Net loss", "Net earnings (loss)",
+                                        "Net income attributable to Heron Corp.", "Net income (loss)"))
+    assert not any(bottom_line(x) for x in ("Net interest income", "Net card fees", "Income tax provision",
+                                            "Net income per share", "Net sales"))
