@@ -47,6 +47,10 @@ def test_a_gold_number_is_found_at_any_scale_at_its_stated_precision() -> None:
     (billions,) = gold_numbers("$95.0 billion")
     assert number_found(billions, [95_000.0])  # a "(In millions)" table
     assert number_found(billions, [95.0]) and not number_found(billions, [96.0])
+    # the abbreviated scale words a gold answer writes: "$1.8 bn" is 1.8 billion, found as $1,824 million
+    (bn,) = gold_numbers("$1.8 bn")
+    assert bn == (1.8e9, 0.05e9) and number_found(bn, [1824.0]) and not number_found(bn, [1900.0])
+    assert [v for v, _ in gold_numbers("12 mn units, 7 months, 10K, 2.5x")] == [12e6, 7.0, 10.0, 2.5]
 
 
 def test_judge_on_gold_page_and_numbers() -> None:
