@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from datetime import date
 from typing import TYPE_CHECKING
 
+from equimind.answer.choice import choose
 from equimind.answer.computed import compute, trend
 from equimind.answer.fiscal_dates import dated, with_line_date, year_ends
 from equimind.answer.lines import LineValue, StatementLines, XbrlLines, line_sentence
@@ -50,6 +51,19 @@ class FigureAnswerer:
         give the reason)."""
         assert q.explained is not None
         return self._figure(q, q.explained, key, as_of, doc_ids, degraded, explain=True)
+
+    def choice(self, q: QuestionAnalysis, key: str, doc_ids: Sequence[str]) -> tuple[AnswerSentence, str] | None:
+        """A choice among the candidates the ask names (``answer.choice``) at its fiscal year (the latest annual
+        report's when it names none): one row each in one table of the filings; None when no table holds them."""
+        assert q.choice is not None
+        if any(p.kind is not PeriodKind.FISCAL_YEAR for p in q.periods):
+            return None
+        refs, statements = self._statements(doc_ids)
+        year = max((p.fiscal_year for p in q.periods if p.fiscal_year), default=None) or _latest_annual(refs)
+        if year is None:
+            return None
+        company = next((d.company for d in refs if d.company), key)
+        return choose(q.choice, set(q.terms), year, statements, company, key)
 
     def _figure(self, q: QuestionAnalysis, match: FormulaMatch, key: str, as_of: date, doc_ids: Sequence[str],
                 degraded: list[str], explain: bool) -> tuple[AnswerSentence, str] | None:

@@ -264,21 +264,15 @@ class StatementLines:
         each part cited, from the first filing (in ``order``) whose income statement has two or more."""
         starts = PART_LINES[metric.key]
         for doc_id in self.order(t):
-            text, _, rows, _ = self._doc(doc_id)
-            tables: dict[int, list[Unit]] = {}
-            for u in rows:
-                if u.header is not None:
-                    tables.setdefault(u.header.start, []).append(u)
-            for table in tables.values():
-                labels = [label_words(cells(u.span.text)[0]) for u in table]
+            for table in self.tables(doc_id):
                 if not any(bottom_line(cells(u.span.text)[0]) for u in table):
                     continue
                 parts: list[tuple[float, Unit, int]] = []
-                for u, words in zip(table, labels, strict=True):
-                    where = year_column(text, u, year) if any(tuple(words[:2]) == s for s in starts) else None
-                    n = cell_number(cells(u.span.text)[where[0]]) if where is not None else None
-                    if n is not None and where is not None:
-                        parts.append((abs(n) * self._scale(u), u, where[0]))
+                for u in table:
+                    words = label_words(cells(u.span.text)[0])
+                    got = self.at(u, year) if any(tuple(words[:2]) == s for s in starts) else None
+                    if got is not None:
+                        parts.append((abs(got[0]), u, got[1]))
                 if len(parts) >= 2:
                     return self._sum(metric, year, parts)
         return None
@@ -305,11 +299,25 @@ class StatementLines:
         fig = AnswerFigure(name=metric.name, value=value, unit=metric.unit, provenance=prov)
         return LineValue(value, fig, tuple(quotes), "statement", u)
 
+    def tables(self, doc_id: str) -> list[list[Unit]]:
+        """Every table of the filing: its rows under one header, in order."""
+        out: dict[int, list[Unit]] = {}
+        for u in self._doc(doc_id)[2]:
+            if u.header is not None:
+                out.setdefault(u.header.start, []).append(u)
+        return list(out.values())
+
+    def at(self, u: Unit, year: int) -> tuple[float, int] | None:
+        """The row's value in ``year``'s column, times the table's unit, and that column; None when it has none."""
+        where = year_column(self._doc(u.doc_id)[0], u, year)
+        n = cell_number(cells(u.span.text)[where[0]]) if where is not None else None
+        return None if n is None or where is None else (n * self._scale(u), where[0])
+
     def table_of(self, row: Unit) -> list[Unit]:
         """Every row of the table ``row`` belongs to (the rows under the same header), in order."""
         if row.header is None:
             return [row]
-        return [u for u in self._doc(row.doc_id)[2] if u.header is not None and u.header.start == row.header.start]
+        return next(t for t in self.tables(row.doc_id) if t[0].header == row.header)
 
     def quotes_of(self, row: Unit) -> list[Quote]:
         """The quotes citing one statement row: the row, its header and its unit line."""

@@ -7,11 +7,12 @@ of the chain that answers or refuses it. A strategy has a ``name`` and ``run(Sid
 chain goes on) and ``NotApplicable(reason)`` (not its kind of ask, or it found nothing; nothing degraded). Any
 outcome may carry ``notices``: degraded lines written while it ran, recorded before a ``Degraded`` reason.
 
-``DEFAULT_ORDER``: computed figure -> XBRL line -> statement line (a USD metric XBRL did not answer) -> no passages
-(refusal) -> LLM answerer -> extractive over the passages -> sentence lookup first (a count, date or name: prose
-states it) -> table lookup over the retrieved filings -> sentence lookup (after the tables: an amount or percent)
--> refusal (no value of the asked type, or no passages). The passage strategies share one side's work (the
-filings' texts, the extraction over the passages) through ``SideInput.work``, computed on first use.
+``DEFAULT_ORDER``: choice among named candidates (one table row each) -> computed figure -> XBRL line -> statement
+line (a USD metric XBRL did not answer) -> no passages (refusal) -> LLM answerer -> extractive over the passages ->
+sentence lookup first (a count, date or name: prose states it) -> table lookup over the retrieved filings ->
+sentence lookup (after the tables: an amount or percent) -> refusal (no value of the asked type, or no passages).
+The passage strategies share one side's work (the filings' texts, the extraction over the passages) through
+``SideInput.work``, computed on first use.
 """
 
 from __future__ import annotations
@@ -43,8 +44,8 @@ if TYPE_CHECKING:
 
 TABLE_KINDS = (AnswerKind.AMOUNT, AnswerKind.COUNT, AnswerKind.PERCENT)  # asks a table row can answer
 TABLES_FIRST = (AnswerKind.AMOUNT, AnswerKind.PERCENT)  # asks whose filing lookup reads the tables before the prose
-DEFAULT_ORDER = ("computed", "xbrl", "statement_line", "no_passages", "llm", "extractive", "sentence_lookup_first",
-                 "table_lookup", "sentence_lookup", "refusal")
+DEFAULT_ORDER = ("choice", "computed", "xbrl", "statement_line", "no_passages", "llm", "extractive",
+                 "sentence_lookup_first", "table_lookup", "sentence_lookup", "refusal")
 
 
 @dataclass(frozen=True)
@@ -164,6 +165,22 @@ def run_chain(chain: Sequence[Strategy], side: SideInput, degraded: list[str]) -
         if isinstance(outcome, Answered | Refused):
             return outcome, steps
     return None, steps
+
+
+@dataclass(frozen=True)
+class ChoiceRows:
+    """A choice among the candidates the ask names, one row each in one table (``FigureAnswerer.choice``)."""
+    figures: FigureAnswerer
+    name: ClassVar[str] = "choice"
+
+    def run(self, side: SideInput) -> Outcome:
+        if side.q.choice is None:
+            return NotApplicable("no choice among named candidates")
+        found = self.figures.choice(side.q, side.key, side.doc_ids)
+        if found is None:
+            return NotApplicable(f"no table of {side.key} holds a row for each of "
+                                 f"{', '.join(side.q.choice.names())} in the asked year")
+        return Answered((found[0],), found[1])
 
 
 @dataclass(frozen=True)
@@ -419,6 +436,6 @@ def default_chain(docstore: DocStore, figures: FigureAnswerer, facts: FactsSourc
                   stem: Any, similarity: UnitSimilarity | None) -> tuple[Strategy, ...]:
     """The chain in ``DEFAULT_ORDER`` (module docstring)."""
     reader = PassageReader(docstore, stem, similarity)
-    return (ComputedFigure(figures), XbrlLine(facts), StatementLine(figures), NoPassages(),
+    return (ChoiceRows(figures), ComputedFigure(figures), XbrlLine(facts), StatementLine(figures), NoPassages(),
             LLMStrategy(docstore, llm, stem), Extractive(reader), SentenceLookup(reader, first=True),
             TableLookup(reader), SentenceLookup(reader, first=False), FinalRefusal(reader))

@@ -45,8 +45,8 @@ AS_OF = date(2025, 9, 30)
 ERROR = "error"  # the verdict of a question whose answering raised (its row says how: ``error``)
 REL_TOL = 0.001
 # a number and the scale word written after it ("$95.0 billion", "$1.8 bn"): the abbreviations too
-_GOLD_NUM = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:\s*(thousand|million|billion|trillion|bn|mn)\b)?",
-                       re.I)
+_GOLD_NUM = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+                       r"(?:\s*(thousand|million|billion|trillion|bn|mn)\b)?", re.I)
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:

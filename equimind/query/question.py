@@ -42,6 +42,7 @@ from equimind.lexicon.text import TOKEN
 from equimind.lexicon.text import wordset as _wordset
 from equimind.lexicon.vocabulary import MONEY_VERBS
 from equimind.query.analysis import AskAnalysis, AskKind, Subject, analyse
+from equimind.query.choice import Choice, find_choice
 from equimind.query.figure_asks import DOWN, UP, asked_decimals, asks_each_year, trend_word
 from equimind.query.kinds import AnswerKind
 from equimind.query.periods import Period, find_periods
@@ -85,6 +86,8 @@ class QuestionAnalysis:
     each_year: bool = False  # a computed ask that wants each year it names and the change between them
     years_before: int = 0  # a computed ask about a figure's stability over time ("are its gross margins
     # consistent?"): the years before the asked one it is also computed for (``STABILITY``)
+    choice: Choice | None = None  # a choice among candidates the ask names ("among operations, investing and
+    # financing activities, which brought in the most cash"): one row each in one table (``answer.choice``)
     explained: FormulaMatch | None = None  # a computed figure whose change the ask wants the reason for ("what
     # drove gross margin change"): not computed (the passages give reasons), but when the company's statements do
     # not define it the answer says so (``answer.undefined``)
@@ -106,6 +109,7 @@ class QuestionAnalysis:
                 "metric": self.metric.metric.key if self.metric else None, "xbrl_ask": self.xbrl,
                 "computed": self.formula.formula.key if self.formula else None,
                 "explained": self.explained.formula.key if self.explained else None,
+                "choice": self.choice.names() if self.choice else None,
                 "periods": [p.label() for p in self.periods], "leftover_terms": list(self.leftover),
                 "answerability": self.ask.to_log()}
 
@@ -334,11 +338,12 @@ def analyse_question(question: str, subject: Subject, others: Sequence[Subject] 
     stability = formula is not None and trend is None and STABILITY.search(ask.ask) is not None \
         and len({p.fiscal_year for p in periods}) <= 1
     head = name_head(words) if vkind is AnswerKind.NAME else None
+    choice = None if ask.co_subjects else find_choice(ask.ask, subject.names)  # companies compared: each a side
     return QuestionAnalysis(question, ask, kind, vkind, metric, xbrl, periods, leftover, cue, head,
                             asked_scale(question), formula, trend, answer_type_words(words, vkind, head),
                             asked_decimals(question),
                             stability or (formula is not None and asks_each_year(ask.ask, formula)),
-                            STABILITY_YEARS_BEFORE if stability else 0, explained)
+                            STABILITY_YEARS_BEFORE if stability else 0, choice, explained)
 
 
 # An ask about whether a figure holds steady over time: "consistent", "stable", "fluctuating", "volatile".

@@ -19,6 +19,7 @@ from equimind.answer.record import AnswerSentence, Method, PassageRead, RefusalR
 from equimind.answer.strategies import (
     DEFAULT_ORDER,
     Answered,
+    ChoiceRows,
     ComputedFigure,
     Degraded,
     Extractive,
@@ -84,16 +85,18 @@ DATE_ASK = "When was Acme incorporated?"
 def test_the_answerer_builds_the_chain_in_the_issue_order() -> None:
     chain = Answerer(TinyStore()).chain  # type: ignore[arg-type]
     assert tuple(s.name for s in chain) == DEFAULT_ORDER == (
-        "computed", "xbrl", "statement_line", "no_passages", "llm", "extractive", "sentence_lookup_first",
+        "choice", "computed", "xbrl", "statement_line", "no_passages", "llm", "extractive", "sentence_lookup_first",
         "table_lookup", "sentence_lookup", "refusal")
     kinds = [type(s) for s in chain]
-    assert kinds == [ComputedFigure, XbrlLine, StatementLine, NoPassages, LLMStrategy, Extractive, SentenceLookup,
-                     TableLookup, SentenceLookup, FinalRefusal]
+    assert kinds == [ChoiceRows, ComputedFigure, XbrlLine, StatementLine, NoPassages, LLMStrategy, Extractive,
+                     SentenceLookup, TableLookup, SentenceLookup, FinalRefusal]
 
 
 # ---------------------------------------------------------------------------------------- each strategy on its own
 
 @pytest.mark.parametrize(("make", "question", "why"), [
+    (lambda: ChoiceRows(FigureAnswerer(TinyStore(), None)), AMOUNT_XBRL,  # type: ignore[arg-type]
+     "no choice among named candidates"),
     (lambda: ComputedFigure(FigureAnswerer(TinyStore(), None)), AMOUNT_XBRL,  # type: ignore[arg-type]
      "no formula named"),
     (lambda: XbrlLine(None), TEXT_ASK, "not an XBRL ask"),
@@ -204,7 +207,7 @@ def test_an_llm_failure_is_degraded_and_the_extractive_strategy_answers() -> Non
     outcome, steps = run_chain(answerer.chain, side("Where is Acme headquartered?"), degraded)
     assert isinstance(outcome, Answered) and "Springfield" in outcome.sentences[0].text
     assert degraded[0].startswith("llm (timeout): ") and degraded[0].endswith("offline extractive answerer")
-    assert [s.outcome for s in steps] == ["not_applicable"] * 4 + ["degraded", "answered"]
+    assert [s.outcome for s in steps] == ["not_applicable"] * 5 + ["degraded", "answered"]
 
 
 # ----------------------------------------------------------------------------------------- the trace on the Answer
@@ -219,8 +222,9 @@ def test_the_answer_says_which_strategy_answered_and_why_the_others_passed(
     (trace,) = ans.strategies
     assert trace["side"] == "NVDA" and trace["periods"] == ["fiscal 2025"]
     steps = trace["steps"]
-    assert steps[0] == {"strategy": "computed", "outcome": "not_applicable", "why": "no formula named"}
-    assert steps[1]["strategy"] == "xbrl" and steps[1]["outcome"] == "degraded"
+    assert steps[0] == {"strategy": "choice", "outcome": "not_applicable", "why": "no choice among named candidates"}
+    assert steps[1] == {"strategy": "computed", "outcome": "not_applicable", "why": "no formula named"}
+    assert steps[2]["strategy"] == "xbrl" and steps[2]["outcome"] == "degraded"
     assert steps[-1]["outcome"] == "answered" and trace["decided_by"] == steps[-1]["strategy"]
     assert ans.parsed_question["sides"] == [steps[-1]["why"]]
 
@@ -231,4 +235,5 @@ def test_a_comparison_traces_the_chain_once_per_side(answerer: Answerer) -> None
     assert ans.support is Support.SUPPORTED
     assert [(t["side"], t["periods"], t["decided_by"]) for t in ans.strategies] == [
         ("NVDA", ["fiscal 2025"], "xbrl"), ("NVDA", ["fiscal 2024"], "xbrl")]
-    assert all([s["outcome"] for s in t["steps"]] == ["not_applicable", "answered"] for t in ans.strategies)
+    assert all([s["outcome"] for s in t["steps"]] == ["not_applicable", "not_applicable", "answered"]
+               for t in ans.strategies)

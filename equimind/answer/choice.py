@@ -1,0 +1,104 @@
+"""The answer to a choice among named candidates (``query.choice``): "Among operations, investing, and financing
+activities, which brought in the most cash flow for Best Buy in FY2023?".
+
+One table of the company's filings must hold a row for every candidate with a value in the asked fiscal year's
+column (the asked year's annual report first, then later ones, as statement lines are read: ``lines.StatementLines``).
+A candidate's row is one whose label holds every word of the candidate (compared as Snowball stems: "operations"
+is "operating"); among several, the row that also holds the shared head ("activities"), then a total or net line,
+then the shortest label. Among the tables that hold every candidate, the one whose caption, header, section and
+labels hold the most of the ask's other words ("cash", "flow") is read, the first in reading order on a tie. The
+winner is the largest value for a superlative such as "most" / "highest" and the smallest for "least" / "lowest",
+signs kept ("brought in the most (or lost the least)": an outflow is a negative value). The sentence names every
+candidate's row and value, each row cited with its header and unit line. No table holding them all: None, and the
+rest of the chain answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import Stemmer
+
+from equimind.answer.computed import amount
+from equimind.answer.lines import StatementLines, label_words
+from equimind.answer.record import AnswerFigure, AnswerSentence, Method, Quote
+from equimind.answer.units import Unit, cells
+from equimind.answer.values import table_scale
+from equimind.query.choice import Choice
+
+_STEM = Stemmer.Stemmer("english")
+_QUALIFIERS = ("total", "net")
+
+
+def _stems(words: Sequence[str]) -> set[str]:
+    return set(_STEM.stemWords(list(words)))
+
+
+def _row(table: Sequence[Unit], want: set[str], shared: set[str], year: int,
+         statements: StatementLines) -> tuple[Unit, float] | None:
+    """The candidate's row of ``table`` (module docstring) with its value at ``year``, or None."""
+    best: tuple[tuple[int, int, int], Unit, float] | None = None
+    for u in table:
+        words = label_words(cells(u.span.text)[0])
+        have = _stems(words)
+        if not want <= have:
+            continue
+        got = statements.at(u, year)
+        if got is None:
+            continue
+        key = (-len(shared & have), 0 if words[:1] and words[0] in _QUALIFIERS else 1, len(words))
+        if best is None or key < best[0]:
+            best = (key, u, got[0])
+    return None if best is None else (best[1], best[2])
+
+
+def _context(table: Sequence[Unit], rows: Sequence[Unit]) -> set[str]:
+    u = table[0]
+    text = " ".join(x.text for x in (u.caption, u.header, u.scale) if x is not None)
+    text += " " + " ".join(x.section.text for x in rows if x.section is not None)
+    text += " " + " ".join(cells(x.span.text)[0] for x in rows)
+    return _stems(label_words(text))
+
+
+def choose(choice: Choice, ask_stems: set[str], year: int, statements: StatementLines,
+           company: str, ticker: str) -> tuple[AnswerSentence, str] | None:
+    """The candidates' rows, the winner and the sentence stating them (module docstring), or None."""
+    wants = [_stems(c) for c in choice.candidates]
+    shared = _stems(choice.shared)
+    own = set().union(*wants) | shared
+    others = ask_stems - own
+    for doc_id in statements.order(year):
+        found: list[tuple[int, list[tuple[Unit, float]]]] = []
+        for table in statements.tables(doc_id):
+            rows = [_row(table, w, shared, year, statements) for w in wants]
+            picked = [r for r in rows if r is not None]
+            if len(picked) == len(wants) and len({id(u) for u, _ in picked}) == len(picked):
+                found.append((len(others & _context(table, [u for u, _ in picked])), picked))
+        if found:
+            best = max(found, key=lambda f: f[0])[1]  # max keeps the first of a tie: reading order
+            return _sentence(choice, best, year, statements, company, ticker)
+    return None
+
+
+def _sentence(choice: Choice, rows: list[tuple[Unit, float]], year: int, statements: StatementLines,
+              company: str, ticker: str) -> tuple[AnswerSentence, str]:
+    pick = max if choice.direction == "max" else min
+    winner, value = pick(rows, key=lambda r: r[1])
+    label = cells(winner.span.text)[0]
+    end = "highest" if choice.direction == "max" else "lowest"
+    money = any("$" in u.span.text or table_scale(" ".join(x.text for x in (u.scale, u.caption, u.header) if x))
+                != 1.0 for u, _ in rows)
+
+    def shown(v: float) -> str:
+        return amount(v) if money else f"{v:,.0f}"
+
+    each = "; ".join(f"{cells(u.span.text)[0]} {shown(v)}" for u, v in rows)
+    text = (f"{label} ({shown(value)}) is the {end} of the {len(rows)} for {company} in fiscal {year}: "
+            f"{each}.")
+    quotes: list[Quote] = list(dict.fromkeys(q for u, _ in rows for q in statements.quotes_of(u)))
+    figures = [AnswerFigure(name=cells(u.span.text)[0], value=v, unit="USD" if money else "",
+                            provenance={"source": "statement row", "doc_id": u.doc_id, "row": cells(u.span.text)[0],
+                                        "fiscal_year": year, "chosen": u == winner})
+               for u, v in rows]
+    note = f"choice among {len(rows)} rows of one table ({', '.join(choice.names())}): the {end} wins"
+    return AnswerSentence(text=text, method=Method.EXTRACTIVE, subject=ticker, quotes=quotes, figures=figures), note

@@ -1,0 +1,127 @@
+"""A choice among candidates the ask names (``query.choice``, ``answer.choice``): read from the ask's own
+coordination, answered from one row per candidate in one table, the winner by the asked end, every row cited.
+Companies and wordings of our own."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+import Stemmer
+
+from equimind.answer.answerer import Answerer
+from equimind.answer.choice import choose
+from equimind.answer.lines import StatementLines
+from equimind.answer.record import PassageRead
+from equimind.answer.strategies import Answered, SideInput, run_chain
+from equimind.core.documents import Document, Origin, Source
+from equimind.query.analysis import Subject, name_words
+from equimind.query.choice import find_choice
+from equimind.query.question import analyse_question
+
+PLOVER = Subject("PLVR", name_words("PLVR", "Plover Home Goods, Inc."), ("p",))
+
+# A made-up retailer's cash-flow statement and segment table, as the PDF parser writes tables.
+FILING = """CONSOLIDATED STATEMENTS OF CASH FLOWS
+($ in millions)
+
+| Fiscal Years Ended | 2024 | 2023 |
+| --- | --- | --- |
+| Net earnings | 1,100 | 1,300 |
+| Depreciation and amortization | 880 | 860 |
+| Total cash provided by operating activities | 1,950 | 2,100 |
+| Additions to property and equipment | (800) | (900) |
+| Total cash used in investing activities | (720) | (1,010) |
+| Repurchase of common stock | (1,400) | (900) |
+| Total cash used in financing activities | (2,050) | (1,450) |
+
+Segment revenue ($ in millions)
+
+| Fiscal Years Ended | 2024 | 2023 |
+| --- | --- | --- |
+| Stores | 30,500 | 31,900 |
+| Online | 9,200 | 8,700 |
+| Wholesale | 1,300 | 1,450 |
+"""
+
+
+@pytest.mark.parametrize(("ask", "names", "direction"), [
+    ("Among operations, investing, and financing activities, which brought in the most cash for Plover in 2024?",
+     ["operations activities", "investing activities", "financing activities"], "max"),
+    ("Which of Plover's operating, investing or financing activities used the most cash in FY2024?",
+     ["operating activities", "investing activities", "financing activities"], "min"),  # an outflow verb
+    ("Which of stores, online or wholesale had the lowest revenue in fiscal 2024?",
+     ["stores", "online", "wholesale"], "min"),
+    ("Which was larger in 2023, online or wholesale revenue?", ["online revenue", "wholesale revenue"], "max"),
+])
+def test_the_candidates_and_the_winning_end_are_read_from_the_ask(ask: str, names: list[str], direction: str) -> None:
+    c = find_choice(ask, PLOVER.names)
+    assert c is not None and c.names() == names and c.direction == direction
+
+
+@pytest.mark.parametrize("ask", [
+    "Which segment had the highest revenue in 2024?",  # no candidates named
+    "What were Plover's revenues and net earnings in 2024?",  # no superlative
+    "Did stores and online both grow?",
+    "Was Plover the best performer among retailers in 2024?",  # one item, no coordination
+])
+def test_an_ask_without_named_candidates_and_an_end_is_no_choice(ask: str) -> None:
+    assert find_choice(ask, PLOVER.names) is None
+
+
+def _lines() -> StatementLines:
+    return StatementLines({"p": (2024, "10-K")}, {"p": FILING}.__getitem__)
+
+
+def _choose(ask: str) -> str | None:
+    c = find_choice(ask, PLOVER.names)
+    assert c is not None
+    q = analyse_question(ask, PLOVER)
+    got = choose(c, set(q.terms), 2024, _lines(), "Plover", "PLVR")
+    return None if got is None else got[0].text
+
+
+def test_the_winner_is_read_from_one_row_per_candidate_signs_kept() -> None:
+    most = _choose("Among operations, investing, and financing activities, which brought in the most cash in 2024?")
+    assert most is not None and most.startswith("Total cash provided by operating activities ($1,950 million) is "
+                                                "the highest of the 3 for Plover in fiscal 2024:")
+    used = _choose("Which of Plover's operating, investing or financing activities used the most cash in 2024?")
+    assert used is not None and used.startswith("Total cash used in financing activities (-$2,050 million) is the "
+                                                "lowest")
+    lowest = _choose("Which of stores, online or wholesale had the lowest revenue in fiscal 2024?")
+    assert lowest is not None and lowest.startswith("Wholesale ($1,300 million) is the lowest")
+
+
+def test_every_candidate_row_is_cited_and_a_missing_candidate_answers_nothing() -> None:
+    c = find_choice("Which of stores, online or wholesale had the lowest revenue in fiscal 2024?", PLOVER.names)
+    assert c is not None
+    got = choose(c, {"revenu"}, 2024, _lines(), "Plover", "PLVR")
+    assert got is not None
+    rows = [q.text for q in got[0].quotes if q.role == "row"]
+    assert rows == ["| Stores | 30,500 | 31,900 |", "| Online | 9,200 | 8,700 |", "| Wholesale | 1,300 | 1,450 |"]
+    assert all(FILING[q.start:q.end] == q.text for q in got[0].quotes)
+    franchise = find_choice("Which of stores, online or franchise had the lowest revenue in 2024?", PLOVER.names)
+    assert franchise is not None and choose(franchise, set(), 2024, _lines(), "Plover", "PLVR") is None
+    assert choose(c, set(), 2022, _lines(), "Plover", "PLVR") is None  # no column of that year
+
+
+class PloverStore:
+    def get_document_text(self, doc_id: str) -> str:
+        return FILING
+
+    def get_document(self, doc_id: str) -> Document:
+        return Document(id=doc_id, source_key="test/PLVR", ticker="PLVR", cik=None, company="Plover Home Goods",
+                        source=Source.SEC_EDGAR, origin=Origin.SNAPSHOT, form="10-K", filed_at=date(2025, 3, 20),
+                        period_end=date(2025, 2, 1), url=None, title="PLVR 10-K", text=FILING,
+                        meta=(("fiscal_period", "FY"), ("fiscal_year", "2024")))
+
+
+def test_the_answer_path_answers_a_choice_first_and_says_how() -> None:
+    q = analyse_question("Among operations, investing, and financing activities, which brought in the most cash "
+                         "for Plover in FY2024?", PLOVER, (), Stemmer.Stemmer("english"))
+    passage = PassageRead(doc_id="p", start=0, end=len(FILING), score=1.0, ticker="PLVR")
+    outcome, steps = run_chain(Answerer(PloverStore()).chain,  # type: ignore[arg-type]
+                               SideInput(q, "PLVR", (passage,), date(2025, 6, 30), ("p",)), [])
+    assert isinstance(outcome, Answered) and [s.strategy for s in steps] == ["choice"]
+    assert outcome.note.startswith("choice among 3 rows of one table")
+    assert outcome.sentences[0].text.startswith("Total cash provided by operating activities ($1,950 million)")
