@@ -11,10 +11,14 @@ winner is the largest value for a superlative such as "most" / "highest" and the
 signs kept ("brought in the most (or lost the least)": an outflow is a negative value). The sentence names every
 candidate's row and value, each row cited with its header and unit line. No table holding them all: None, and the
 rest of the chain answers.
+
+A choice that names no candidates but a kind of line ("the largest liability": ``Choice.total``) chooses among the
+lines the statement's "Total liabilities" row sums (``_members``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import Stemmer
@@ -60,9 +64,56 @@ def _context(table: Sequence[Unit], rows: Sequence[Unit]) -> set[str]:
     return _stems(label_words(text))
 
 
+_ASIDE = re.compile(r"\s*\([^()]*\)")
+
+
+def _shown_label(u: Unit) -> str:
+    """A row's label as the sentence names it: parenthesised asides dropped ("Long-term debt (includes debt issued
+    by ...)"); the quote keeps the whole row."""
+    label = cells(u.span.text)[0]
+    return _ASIDE.sub("", label).strip() or label
+
+
+def _label(u: Unit) -> list[str]:
+    return label_words(cells(u.span.text)[0])
+
+
+def _members(table: Sequence[Unit], noun: str, year: int, statements: StatementLines) -> list[tuple[Unit, float]]:
+    """The lines the table's "Total <noun>" row sums, with their values at ``year``: the rows above it up to the
+    section's heading (a label-only row holding the noun: "Liabilities", "Expenses"); other totals on the way
+    ("Total cash and cash equivalents", "Total current liabilities") are passed over, their lines kept. Empty when
+    the table has no such total or no such heading above it."""
+    for i, u in enumerate(table):
+        words = _label(u)
+        if words[:1] != ["total"] or _stems(words[1:]) != {noun} or statements.at(u, year) is None:
+            continue
+        out: list[tuple[Unit, float]] = []
+        for above in reversed(table[:i]):
+            w = _label(above)
+            got = statements.at(above, year)
+            if got is None:
+                if any(c.strip() for c in cells(above.span.text)[1:]):
+                    continue  # a row with values, none in the year's column
+                if noun in _stems(w):
+                    return out  # the section's heading
+                continue
+            if w and w[0] != "total":
+                out.insert(0, (above, got[0]))
+        return []
+    return []
+
+
 def choose(choice: Choice, ask_stems: set[str], year: int, statements: StatementLines,
            company: str, ticker: str) -> tuple[AnswerSentence, str] | None:
     """The candidates' rows, the winner and the sentence stating them (module docstring), or None."""
+    if choice.total:
+        noun = _STEM.stemWord(choice.total[0])
+        for doc_id in statements.order(year):
+            for table in statements.tables(doc_id):
+                members = _members(table, noun, year, statements)
+                if len(members) >= 2:
+                    return _sentence(choice, members, year, statements, company, ticker)
+        return None
     wants = [_stems(c) for c in choice.candidates]
     shared = _stems(choice.shared)
     own = set().union(*wants) | shared
@@ -84,7 +135,7 @@ def _sentence(choice: Choice, rows: list[tuple[Unit, float]], year: int, stateme
               company: str, ticker: str) -> tuple[AnswerSentence, str]:
     pick = max if choice.direction == "max" else min
     winner, value = pick(rows, key=lambda r: r[1])
-    label = cells(winner.span.text)[0]
+    label = _shown_label(winner)
     end = "highest" if choice.direction == "max" else "lowest"
     money = any("$" in u.span.text or table_scale(" ".join(x.text for x in (u.scale, u.caption, u.header) if x))
                 != 1.0 for u, _ in rows)
@@ -92,7 +143,7 @@ def _sentence(choice: Choice, rows: list[tuple[Unit, float]], year: int, stateme
     def shown(v: float) -> str:
         return amount(v) if money else f"{v:,.0f}"
 
-    each = "; ".join(f"{cells(u.span.text)[0]} {shown(v)}" for u, v in rows)
+    each = "; ".join(f"{_shown_label(u)} {shown(v)}" for u, v in rows)
     text = (f"{label} ({shown(value)}) is the {end} of the {len(rows)} for {company} in fiscal {year}: "
             f"{each}.")
     quotes: list[Quote] = list(dict.fromkeys(q for u, _ in rows for q in statements.quotes_of(u)))

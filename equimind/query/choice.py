@@ -11,6 +11,10 @@ International and AWS *segments*"); a row need not repeat it. The ask must also 
 largest ...) or, for two candidates, a comparative (more, higher, larger ...): its direction says which end wins,
 turned over after a verb of an outflow ("used the most cash": the most negative value; "lost the least").
 The answer reads a row per candidate in one table (``answer.choice``).
+
+An ask that names no candidates but asks for the largest or smallest of a kind of line ("What was the largest
+liability on its balance sheet in 2022?", "What is its biggest expense?": ``_MEMBER``) chooses among the lines the
+statement's total of that kind sums ("Total liabilities"): ``Choice.total``.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from equimind.lexicon.concepts import find_metrics
 from equimind.lexicon.text import wordset
 
 MOST = wordset("most highest largest biggest greatest best top fastest strongest more higher larger bigger greater "
@@ -55,8 +60,12 @@ class Choice:
     shared: tuple[str, ...]
     direction: str
     word: str
+    total: tuple[str, ...] = ()  # no candidates named: the lines a statement total sums are ("what was the largest
+    # liability": the rows that "Total liabilities" sums)
 
     def names(self) -> list[str]:
+        if self.total:
+            return [f"the lines of total {' '.join(self.total)}"]
         return [" ".join((*c, *self.shared)) if self.shared and c[-1:] != self.shared[-1:] else " ".join(c)
                 for c in self.candidates]
 
@@ -74,6 +83,24 @@ def _forward(tokens: list[str], start: int, exclude: frozenset[str]) -> tuple[st
     while end < len(tokens) and end - start < 4 and not _stop(tokens[end], exclude):
         end += 1
     return tuple(tokens[start:end])
+
+
+# "What was the largest liability ...", "What is Acme's biggest expense ...": the superlative names the member
+# itself, one of the lines a statement total sums (not a measure of something named before it, as in "which segment
+# had the lowest revenue")
+_MEMBER = re.compile(r"^(?:what|which)\s+(?:is|was|are|were)\s+(?:the\s+|[\w&.'-]+'s\s+){0,3}(\w+)\s+([a-z]+)\b")
+
+
+def _member(ask: str, exclude: frozenset[str]) -> Choice | None:
+    words = ask.lower().replace("\u2019", "'").split()
+    kept = [w for w in words if w.removesuffix("'s") not in exclude]  # the company's name: "Acme Corp's"
+    m = _MEMBER.match(" ".join(kept))
+    if (m is None or m.group(1) not in MOST | LEAST or m.group(1) in COMPARATIVE | {"most", "least"}
+            or m.group(2) in _STOP | exclude):  # "the most important risk": "most" makes an adjective superlative
+        return None
+    if find_metrics(m.group(2)):  # "what was the highest revenue": the metric itself, not one of its lines
+        return None
+    return Choice((), (), "max" if m.group(1) in MOST else "min", m.group(1), (m.group(2),))
 
 
 def find_choice(ask: str, exclude: frozenset[str] = frozenset()) -> Choice | None:
@@ -112,4 +139,4 @@ def find_choice(ask: str, exclude: frozenset[str] = frozenset()) -> Choice | Non
             shared = last[-1:]
             items[-1] = last[:-1]
         return Choice(tuple(items), shared, "max" if most else "min", word)
-    return None
+    return _member(ask, exclude)

@@ -125,3 +125,59 @@ def test_the_answer_path_answers_a_choice_first_and_says_how() -> None:
     assert isinstance(outcome, Answered) and [s.strategy for s in steps] == ["choice"]
     assert outcome.note.startswith("choice among 3 rows of one table")
     assert outcome.sentences[0].text.startswith("Total cash provided by operating activities ($1,950 million)")
+
+
+BALANCE = """CONSOLIDATED BALANCE SHEETS
+($ in millions)
+
+| December 31 | 2024 | 2023 |
+| --- | --- | --- |
+| Assets | | |
+| Cash and cash equivalents | 3,100 | 2,800 |
+| Merchandise inventories (net of reserves of $40) | 5,200 | 5,000 |
+| Total current assets | 8,300 | 7,800 |
+| Property and equipment, net | 2,900 | 2,700 |
+| Total assets | 11,200 | 10,500 |
+| Liabilities and equity | | |
+| Liabilities | | |
+| Accounts payable | 4,100 | 3,900 |
+| Total current liabilities | 4,100 | 3,900 |
+| Long-term debt (includes current portion of $50) | 1,200 | 1,300 |
+| Operating lease liabilities | 2,300 | 2,250 |
+| Total liabilities | 7,600 | 7,450 |
+| Total equity | 3,600 | 3,050 |
+"""
+
+
+def test_the_largest_line_of_a_kind_is_chosen_among_the_lines_its_total_sums() -> None:
+    c = find_choice("What was Plover's largest liability on its balance sheet in 2024?", PLOVER.names)
+    assert c is not None and c.total == ("liability",) and c.direction == "max"
+    sl = StatementLines({"p": (2024, "10-K")}, {"p": BALANCE}.__getitem__)
+    got = choose(c, set(), 2024, sl, "Plover", "PLVR")
+    assert got is not None
+    # the current subtotal is passed over, its line kept; "Total assets" above the heading is not reached
+    assert got[0].text == ("Accounts payable ($4,100 million) is the highest of the 3 for Plover in fiscal 2024: "
+                           "Accounts payable $4,100 million; Long-term debt $1,200 million; Operating lease "
+                           "liabilities $2,300 million.")
+    smallest = find_choice("What is the smallest asset of Plover in 2024?", PLOVER.names)
+    assert smallest is not None
+    low = choose(smallest, set(), 2024, sl, "Plover", "PLVR")
+    assert low is not None and low[0].text.startswith("Property and equipment, net ($2,900 million) is the lowest of "
+                                                      "the 3")
+
+
+@pytest.mark.parametrize("ask", [
+    "What was the highest revenue in 2023?",  # the metric itself, not one of its lines
+    "What is the most important risk?",  # an adjective's superlative
+    "Which segment had the lowest operating income?",  # a measure of a member named before it
+])
+def test_a_superlative_of_a_metric_or_an_adjective_is_no_choice_among_lines(ask: str) -> None:
+    assert find_choice(ask, PLOVER.names) is None
+
+
+def test_no_heading_above_the_total_chooses_nothing() -> None:
+    c = find_choice("What was Plover's largest liability in 2024?", PLOVER.names)
+    assert c is not None
+    headless = BALANCE.replace("| Liabilities | | |\n", "").replace("| Liabilities and equity | | |\n", "")
+    sl = StatementLines({"p": (2024, "10-K")}, {"p": headless}.__getitem__)
+    assert choose(c, set(), 2024, sl, "Plover", "PLVR") is None
