@@ -44,7 +44,7 @@ from equimind.lexicon.concepts import METRIC_VERBS
 from equimind.lexicon.injection import is_instruction
 from equimind.lexicon.text import TOKEN
 from equimind.lexicon.vocabulary import Term, content_terms, either_pairs
-from equimind.query.analysis import stem_sets
+from equimind.query.analysis import FUNCTION_WORDS, stem_sets
 from equimind.query.kinds import AnswerKind
 from equimind.query.periods import PeriodKind, find_periods
 from equimind.query.question import GROWTH_WORDS, QuestionAnalysis
@@ -300,6 +300,33 @@ def _sentence_text(s: Scored, asked: float | None = None, outflow: bool = False)
     return f"{label}: {' | '.join(cells(u.span.text)[1:])}."
 
 
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9&'.-]*")
+
+
+def qualified_line(q: QuestionAnalysis, text: str) -> bool:
+    """An amount or percent ask's sentence that states the metric of a part the ask does not name: a capitalised
+    name written just before the metric's word ("AWS sales increased 19%", "North America segment sales"), not in
+    the ask (a sentence's capitalised first word counts only as an acronym). "By how much did Amazon's consolidated
+    sales grow" is answered by "Sales increased 11%" before "AWS sales increased 19%" (the segment's line, as a
+    table row's ``rows.other_line``)."""
+    if q.metric is None or q.value_kind not in (AnswerKind.AMOUNT, AnswerKind.PERCENT):
+        return False
+    asked = {w.lower().removesuffix("'s") for w in _WORD.findall(q.ask.ask)}
+    words = [w.removesuffix("'s").rstrip(".") for w in _WORD.findall(text)]
+    phrases = [p.split() for p in {q.metric.phrase.lower(), *q.metric.metric.phrases}]
+    for i in range(1, len(words)):
+        if not any([w.lower() for w in words[i:i + len(p)]] == p for p in phrases):
+            continue
+        for k in range(i - 1, max(-1, i - 4), -1):  # the words before it, back to a function word
+            w = words[k]
+            if w.lower() in FUNCTION_WORDS:
+                break
+            name = w.isupper() and len(w) > 1 if k == 0 else w[:1].isupper()  # a first word: an acronym only
+            if name and w.lower() not in asked:
+                return True
+    return False
+
+
 def extract(q: QuestionAnalysis, units: Sequence[Unit], texts: dict[str, str], stem: Any,
             subject: str | None = None, doc_periods: DocPeriods | None = None,
             similarity: Callable[[Sequence[Unit]], Sequence[float] | None] | None = None,
@@ -319,7 +346,9 @@ def extract(q: QuestionAnalysis, units: Sequence[Unit], texts: dict[str, str], s
               and not (q.value_kind is AnswerKind.COUNT and s.unit.kind is UnitKind.ROW and not s.label_share)]
     # a count read from a table answers only when the row's label names what the ask counts (a row of expenses
     # under a header the ask's words are in holds an amount, whatever its table's unit line says)
-    usable.sort(key=lambda s: (-s.score, s.unit.rank, s.unit.span.start))
+    # a sentence stating a part's figure the ask does not name comes after one that does not
+    usable.sort(key=lambda s: (s.unit.kind is UnitKind.SENTENCE and qualified_line(q, s.unit.span.text), -s.score,
+                               s.unit.rank, s.unit.span.start))
     chosen = usable[:1]
     if usable and q.value_kind in (AnswerKind.TEXT, AnswerKind.NAME, AnswerKind.YES_NO):
         chosen += [s for s in usable[1:MAX_SENTENCES] if s.score >= SECOND_SENTENCE_SHARE * usable[0].score

@@ -170,6 +170,18 @@ def test_a_level_asked_is_not_answered_with_the_change() -> None:
     assert _extract("What was the increase in Orbit Power's Grid Services revenues in 2024?", change) == [change]
 
 
+def test_the_company_total_asked_is_not_answered_with_a_segments_figure() -> None:
+    segment = "Grid Services revenues increased 19% in 2024, compared to the prior year."
+    acronym = "GSX revenues increased 19% in 2024, compared to the prior year."
+    total = "Revenues increased 11% in 2024, compared to the prior year."
+    ask = "By how much did Orbit Power's consolidated revenues grow in 2024?"
+    assert _extract(ask, segment, total) == [total] and _extract(ask, acronym, total) == [total]
+    # the segment asked, the segment's sentence answers; "Orbit Power's revenues" is the company's own line
+    assert _extract("By how much did Orbit Power's Grid Services revenues grow in 2024?", total, segment) == [segment]
+    own = "Orbit Power's revenues increased 11% in 2024."
+    assert _extract(ask, segment, own) == [own]
+
+
 def test_a_which_ask_about_a_fiscal_year_is_not_answered_by_an_event_of_another_year() -> None:
     old = "In March 2021, Orbit Power completed the acquisition of Helio Storage for $300 million."
     new = "In August 2024, Orbit Power completed the acquisition of Verdant Grid for $120 million."
