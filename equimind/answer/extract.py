@@ -327,6 +327,28 @@ def qualified_line(q: QuestionAnalysis, text: str) -> bool:
     return False
 
 
+# two capitalised names joined by a comma or "and" ("Google Services and Google Cloud", "the Americas, Europe, Greater
+# China"), the first not a sentence's first word
+_NAME_LIST = re.compile(r"(?<=[a-z,;:] )[A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*)*(?:,(?: and)? | and )[A-Z]")
+# a title in quotes ("Segment Information and Geographic Data")
+_QUOTED = re.compile(r"\u201c[^\u201d]*\u201d|\"[^\"]*\"")
+_INTO = re.compile(r"\binto\s+(?:[a-z]+\s+){0,2}[a-z]+[^s\W]s\b")  # "break down its business into reportable segments"
+
+
+def lists_names(text: str) -> bool:
+    """The sentence lists two or more capitalised names (``_NAME_LIST``), outside quoted titles."""
+    return _NAME_LIST.search(_QUOTED.sub(" ", text)) is not None
+
+
+def asks_for_names(q: QuestionAnalysis) -> bool:
+    """The ask wants a set of names: a which / what ask whose head is a plural ("What segments does Alphabet
+    report?", "Which acquisitions ..."), or an ask of how the company divides itself into a plural ("How does Apple
+    break down its business into reportable segments?")."""
+    if q.value_kind is AnswerKind.NAME:
+        return bool(q.head and q.head.endswith("s") and not q.head.endswith("ss"))
+    return q.value_kind is AnswerKind.TEXT and _INTO.search(q.ask.ask.lower()) is not None
+
+
 def extract(q: QuestionAnalysis, units: Sequence[Unit], texts: dict[str, str], stem: Any,
             subject: str | None = None, doc_periods: DocPeriods | None = None,
             similarity: Callable[[Sequence[Unit]], Sequence[float] | None] | None = None,
@@ -346,8 +368,11 @@ def extract(q: QuestionAnalysis, units: Sequence[Unit], texts: dict[str, str], s
               and not (q.value_kind is AnswerKind.COUNT and s.unit.kind is UnitKind.ROW and not s.label_share)]
     # a count read from a table answers only when the row's label names what the ask counts (a row of expenses
     # under a header the ask's words are in holds an amount, whatever its table's unit line says)
-    # a sentence stating a part's figure the ask does not name comes after one that does not
-    usable.sort(key=lambda s: (s.unit.kind is UnitKind.SENTENCE and qualified_line(q, s.unit.span.text), -s.score,
+    # a sentence stating a part's figure the ask does not name comes after one that does not; an ask for a set of
+    # names is answered first by a sentence that lists names
+    names = asks_for_names(q)
+    usable.sort(key=lambda s: (s.unit.kind is UnitKind.SENTENCE and qualified_line(q, s.unit.span.text),
+                               names and not lists_names(s.unit.span.text), -s.score,
                                s.unit.rank, s.unit.span.start))
     chosen = usable[:1]
     if usable and q.value_kind in (AnswerKind.TEXT, AnswerKind.NAME, AnswerKind.YES_NO):

@@ -182,6 +182,21 @@ def test_the_company_total_asked_is_not_answered_with_a_segments_figure() -> Non
     assert _extract(ask, segment, own) == [own]
 
 
+def test_an_ask_for_a_set_of_names_is_answered_by_a_sentence_that_lists_names() -> None:
+    from equimind.answer.extract import asks_for_names, lists_names
+
+    about = "Orbit Power's reportable segments are each managed separately and report segment operating income."
+    listed = "Orbit Power reports its segment results as Grid Services, Home Storage and Solar Roofs."
+    titled = "Orbit Power's segments are described in Note 9, \u201cSegment Information and Geographic Data\u201d."
+    assert lists_names(listed) and not lists_names(titled) and not lists_names("However, Orbit reports segments.")
+    assert _extract("What segments does Orbit Power report?", about, listed)[0] == listed
+    assert _extract("What segments does Orbit Power report?", titled, listed)[0] == listed
+    q = analyse_question("How does Orbit Power break down its business into reportable segments?", ORBIT, (), STEM)
+    assert asks_for_names(q)
+    assert not asks_for_names(analyse_question("Which segment grew fastest in 2024?", ORBIT, (), STEM))
+    assert not asks_for_names(analyse_question("What does Orbit Power sell?", ORBIT, (), STEM))
+
+
 def test_a_which_ask_about_a_fiscal_year_is_not_answered_by_an_event_of_another_year() -> None:
     old = "In March 2021, Orbit Power completed the acquisition of Helio Storage for $300 million."
     new = "In August 2024, Orbit Power completed the acquisition of Verdant Grid for $120 million."
