@@ -5,21 +5,34 @@ when it returns (whatever the text) and what it returns keeps its own invariants
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from datetime import date
+from typing import Any
 
 import pytest
 
 from equimind.answer import fiscal, units, values
-from equimind.answer.extract import names_month, unit_years
+from equimind.answer.choice import choose
+from equimind.answer.computed import compute
+from equimind.answer.extract import lists_names, names_month, qualified_line, unit_years
+from equimind.answer.lines import StatementLines, bottom_line
+from equimind.answer.undefined import undefined_figure
+from equimind.answer.units import cells
 from equimind.core.documents import Origin
 from equimind.lexicon import text as lexicon_text
+from equimind.lexicon.concepts import METRICS
+from equimind.lexicon.formulas import FormulaMatch, formula_by_key
+from equimind.query.analysis import Subject, name_words
 from equimind.query.kinds import AnswerKind
 from equimind.query.periods import PeriodKind, find_periods
+from equimind.query.question import analyse_question
 from equimind.sources.base import CompanyFacts, XbrlFact
 
 VALUE_KINDS = tuple(AnswerKind)
+METRIC = {m.key: m for m in METRICS}
+HERON = Subject("HRN", name_words("HRN", "Heron Freight Lines Inc."))
 
 
 def _fact(end: date, fy: int, filed: date) -> XbrlFact:
@@ -101,12 +114,56 @@ def _units(text: str) -> None:
     units.scale_note(text, len(text))
 
 
+_ASKS = ("By how much did Heron's consolidated revenues grow in 2024?", "What segments does Heron report?",
+         "What was Heron's largest liability in 2024?",
+         "Among operations, investing, and financing activities, which brought in the most cash in 2024?")
+
+
+@functools.cache
+def _asks() -> tuple[Any, ...]:
+    return tuple(analyse_question(ask, HERON) for ask in _ASKS)
+
+
+def _statements(text: str) -> None:
+    """The statement readers over ``text`` as one filing: every table row's value at a year, the lines a total
+    sums, a line printed in parts, a choice among named candidates, a figure the statement does not define, and the
+    sentence preferences (a part's line, a list of names)."""
+    sl = StatementLines({"d": (2024, "10-K")}, {"d": text}.__getitem__)
+    for table in sl.tables("d"):
+        for u in table:
+            assert text[u.span.start:u.span.end] == u.span.text
+            got = sl.at(u, 2024)
+            assert got is None or not math.isnan(got[0])
+            bottom_line(cells(u.span.text)[0])
+    for key in ("cost_of_revenue", "revenue", "net_income"):
+        lv = sl.value(METRIC[key], 2024, 2024)
+        assert lv is None or all(text[q.start:q.end] == q.text for q in lv.quotes)
+    for q in _asks():
+        if q.choice is not None:
+            got_choice = choose(q.choice, set(q.terms), 2024, sl, "Heron", "HRN")
+            assert got_choice is None or all(text[x.start:x.end] == x.text for x in got_choice[0].quotes)
+        qualified_line(q, text)
+    for name in ("gross_margin", "operating_margin"):
+        f = formula_by_key(name)
+        result = compute(FormulaMatch(f, f.name, False), [2024], "Heron", "HRN", lambda m, y, t: sl.value(m, y, t))
+        if result.sentence is None:
+            undefined_figure(f, result, sl, "Heron", "HRN", 2024)
+    lists_names(text)
+
+
 def read_all(text: str) -> int:
     """Run every reader over ``text`` (assertion errors name the broken invariant); the number of periods and
     values found."""
     _lexicon(text)
     _units(text)
+    _statements(text)
     return _periods(text) + _values(text)
+
+
+@pytest.fixture(scope="session", name="read_statements")
+def read_statements_fixture() -> Callable[[str], None]:
+    """The statement readers (``_statements``) over a whole document: its tables span many sentences."""
+    return _statements
 
 
 @pytest.fixture(scope="session", name="read_all")

@@ -24,7 +24,9 @@ _glue = st.sampled_from(["What was", "How much", "Did", "Why did", "What is the 
                          "growth", "grew", "as a % of revenue", "% margin", "to revenue ratio", "in percent",
                          "Heron Freight's", "in fiscal 2023", "FY2019 - FY2021", "3 year average", "stable",
                          "consistent", "increase", "capital-intensive", "interest coverage", "retention ratio",
-                         "(in USD millions)", "?", ",", "and", "of", "between FY2022 and FY2023", "\u2019s", "&"])
+                         "(in USD millions)", "?", ",", "and", "of", "between FY2022 and FY2023", "\u2019s", "&",
+                         "Among", "which of", "or", "most", "the least", "used the most", "largest liability",
+                         "What was the", "activities", "segments", "what drove", "into reportable segments"])
 _piece = _metric | _label | _glue | st.text(max_size=6)
 QUESTION_SHAPED = st.lists(_piece, min_size=1, max_size=14).map(" ".join)
 _kinds = {r.kind for r in GRAMMAR}
@@ -40,6 +42,9 @@ def _holds_together(question: str) -> None:
             assert line_spec(key).key == key
         for member in q.formula.formula.members:
             assert member
+    if q.choice is not None:
+        assert q.choice.direction in ("max", "min") and (q.choice.candidates or q.choice.total)
+        assert all(c for c in q.choice.candidates) and q.choice.names()
 
 
 @settings(deadline=None, derandomize=True, max_examples=ANY_TEXT_EXAMPLES)
