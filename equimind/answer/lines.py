@@ -31,7 +31,7 @@ from equimind.answer.units import Unit, cells, document_rows, unit_quotes
 from equimind.answer.values import in_asked_scale, scale_word, table_scale
 from equimind.answer.xbrl_answer import pick_value
 from equimind.core.documents import sha256_hex
-from equimind.lexicon.concepts import LINE_QUALIFIERS, MetricSpec
+from equimind.lexicon.concepts import LINE_QUALIFIERS, USD, MetricSpec
 from equimind.query.periods import Period, PeriodKind
 from equimind.sources.base import CompanyFacts
 
@@ -181,6 +181,7 @@ PART_LINES = {"cost_of_revenue": (("cost", "of"), ("costs", "of"))}
 
 
 _BOTTOM = frozenset({"income", "earnings", "loss", "profit"})
+_HUNDRED = re.compile(r"^\s*100(?:\.0+)?\s*%\s*$")
 
 
 def bottom_line(label: str) -> bool:
@@ -246,6 +247,8 @@ class StatementLines:
                 n = cell_number(body[where[0]]) if where is not None else None
                 if n is None or where is None or (n < 0 and metric.key in NONNEGATIVE):
                     continue
+                if metric.unit == USD and self._percent_table(u, where[0]):
+                    continue  # "Cost of revenue | 25.0" under "Revenue | 100.0%": a share of revenue, not dollars
                 (headed if where[1] else above).append((n * self._scale(u), u, where[0]))
             # rows under a header naming the year first: a year line read from above a split table may belong to
             # another statement (a cash-flow statement's "Accounts payable" change under its years)
@@ -254,10 +257,21 @@ class StatementLines:
                 counts = Counter(round(v, 2) for v, _, _ in found)
                 best = max(counts.values())
                 tied = [x for x in found if counts[round(x[0], 2)] == best]
+                # on a tie, a row of the income statement (its table ends in the net income or loss line) before a
+                # note's (stock-based compensation "Cost of revenue | $178")
+                stated = [x for x in tied if self._in_statement(x[1])] or tied
                 # a company total is never smaller than a segment's total printed under the same label
-                value, u, col = max(tied, key=lambda x: abs(x[0])) if metric.key in TOTAL_LINES else tied[0]
+                value, u, col = max(stated, key=lambda x: abs(x[0])) if metric.key in TOTAL_LINES else stated[0]
                 return self._line(metric, year, value, u, col, best, len(found))
         return self._parts(metric, year, t) if metric.key in PART_LINES else None
+
+    def _percent_table(self, u: Unit, col: int) -> bool:
+        """The row's table states its column as shares of a base: a cell of that column reads 100% ("Revenue |
+        100.0%": a table of items as a percentage of revenue, whose other cells print no % sign)."""
+        return any(len(c := cells(r.span.text)) > col and _HUNDRED.match(c[col]) for r in self.table_of(u))
+
+    def _in_statement(self, u: Unit) -> bool:
+        return any(bottom_line(cells(r.span.text)[0]) for r in self.table_of(u))
 
     def _parts(self, metric: MetricSpec, year: int, t: int) -> LineValue | None:
         """A line the income statement prints only in parts (``PART_LINES``): the sum of its parts at ``year``,

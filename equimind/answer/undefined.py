@@ -5,10 +5,12 @@ operating income).
 When a formula stops on a missing line (``computed.Computed.missing``: the line each of its definitions lacked), the
 statement row of a line of the formula that *was* found (revenue) is read with the rest of its table. When that
 table is a whole income statement (it also holds the net income line) and none of its rows is a missing line or
-could be one split in parts (no row named by the line's phrases, none holding one of the line's own words: "cost",
-"gross", "operating"; Boeing's "Cost of products" and "Cost of services" are such parts), the answer says so: the
-figure is not one the company's statements define, and what the statement reports instead (its total and net
-lines), every row cited. Otherwise nothing is said here and the passages answer, as before.
+could be one split in parts (no row named by the line's phrases, none holding one of the line's own words, as
+stems: "cost", "gross", "operating"; Boeing's "Cost of products" and "Cost of services", Costco's "Merchandise
+costs"), the answer says so: the figure is not one the company's statements define, and what the statement reports
+instead (its total and net lines), every row cited. Otherwise nothing is said here and the passages answer, as
+before. A figure is never called undefined for lacking revenue or net income: every income statement prints them,
+so their miss is the reader's.
 
 No company, industry or word list of a benchmark is involved: whether a line exists is read from the statement.
 """
@@ -16,6 +18,8 @@ No company, industry or word list of a benchmark is involved: whether a line exi
 from __future__ import annotations
 
 import re
+
+import Stemmer
 
 from equimind.answer.computed import Computed, amount, line_spec
 from equimind.answer.lines import StatementLines, bottom_line, label_names, label_words
@@ -27,6 +31,10 @@ from equimind.lexicon.formulas import Formula
 # words every statement line may hold: a row holding only these is no part of a missing line
 _GENERIC = frozenset({"income", "profit", "profits", "earnings", "revenue", "revenues", "sales", "expense",
                       "expenses", "of", "and", "the", "from"}) | LINE_QUALIFIERS
+# the lines every income statement prints (revenue, net income or loss): a figure is never called undefined for
+# lacking one
+EVERY_STATEMENT = frozenset({"revenue", "net_income"})
+_STEM = Stemmer.Stemmer("english")
 # the rows that sum a statement: a total or net line, an income or loss line
 _SUMMARY = re.compile(r"^(?:total|net)\b|\b(?:income|loss|earnings)\b", re.I)
 
@@ -46,10 +54,10 @@ def undefined_figure(f: Formula, result: Computed, statements: StatementLines, c
                      ticker: str, year: int) -> AnswerSentence | None:
     """The sentence saying ``f`` is not defined by the company's income statement of fiscal ``year`` (the asked
     year; module docstring), or None."""
-    if not result.missing:
-        return None
+    if not result.missing or set(result.missing) & EVERY_STATEMENT:
+        return None  # a line every income statement prints: missing, it is the reader's miss, not the statement's
     missing = [line_spec(k) for k in result.missing]
-    guard = frozenset().union(*(own_words(m) for m in missing))
+    guard = _STEM.stemWords(sorted(frozenset().union(*(own_words(m) for m in missing))))
     present = [k for lines, _ in ((f.lines, f.compute), *f.alternatives) for k, off in lines
                if off == 0 and k not in result.missing]
     for key in dict.fromkeys(present):
@@ -60,7 +68,8 @@ def undefined_figure(f: Formula, result: Computed, statements: StatementLines, c
         labels = [cells(u.span.text)[0] for u in table]
         if not any(bottom_line(label) for label in labels):
             return None  # not a whole income statement: a missing row may sit in another part of it
-        if any(guard & set(label_words(label)) or any(label_names(m, label) for m in missing) for label in labels):
+        if any(set(guard) & set(_STEM.stemWords(label_words(label))) or any(label_names(m, label) for m in missing)
+               for label in labels):
             return None
         summary = [u for u, label in zip(table, labels, strict=True) if _SUMMARY.search(label) and u != found.row]
         names = " or ".join(m.name.lower() for m in missing)

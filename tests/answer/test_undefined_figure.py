@@ -137,6 +137,48 @@ def test_a_line_printed_only_in_parts_is_their_sum_each_part_cited() -> None:
     assert _lines(cut).value(METRIC["cost_of_revenue"], 2024, 2024) is None
 
 
+def test_a_statement_missing_revenue_or_a_plural_cost_line_is_never_called_undefined() -> None:
+    # "Merchandise costs": the line's own word as a plural; "Net operating revenues": revenue the reader misses
+    costs = CARD_ISSUER.replace("| Card Member rewards | 9,700 | 8,800 |", "| Merchandise costs | 9,700 | 8,800 |")
+    assert _undefined("What is Heron's gross margin for fiscal 2024?", costs) is None
+    renamed = CARD_ISSUER.replace("Total revenues net of interest expense", "Net operating revenues")
+    assert _undefined("What is Heron's gross margin for fiscal 2024?", renamed) is None
+
+
+def test_a_share_of_revenue_table_is_never_read_as_dollars_and_a_tie_goes_to_the_statement() -> None:
+    shares = """The following table sets forth items as a percentage of revenue.
+
+| | Year Ended Jan 26, 2025 | Year Ended Jan 28, 2024 |
+| --- | --- | --- |
+| Revenue | 100.0% | 100.0% |
+| Cost of revenue | 25.0 | 27.3 |
+
+Stock-based compensation (In millions)
+
+| | Year Ended Jan 26, 2025 | Year Ended Jan 28, 2024 |
+| --- | --- | --- |
+| Cost of revenue | $178 | $141 |
+
+Consolidated Statements of Income (In millions)
+
+| | Year Ended Jan 26, 2025 | Year Ended Jan 28, 2024 |
+| --- | --- | --- |
+| Revenue | $130,497 | $60,922 |
+| Cost of revenue | 32,639 | 16,621 |
+| Net income | $72,880 | $29,760 |
+"""
+    sl = StatementLines({"n": (2025, "10-K")}, {"n": shares}.__getitem__)
+    lv = sl.value(METRIC["cost_of_revenue"], 2025, 2025)
+    assert lv is not None and lv.value == 32_639e6  # not 25.0 (a share), not 178 (a note's part)
+    shares_only = shares[:shares.index("Stock-based")]
+    alone = StatementLines({"n": (2025, "10-K")}, {"n": shares_only}.__getitem__)
+    assert alone.value(METRIC["cost_of_revenue"], 2025, 2025) is None  # a share of revenue is no dollar figure
+    no_shares = shares[shares.index("Stock-based"):]
+    tie = StatementLines({"n": (2025, "10-K")}, {"n": no_shares}.__getitem__).value(METRIC["cost_of_revenue"], 2025,
+                                                                                     2025)
+    assert tie is not None and tie.value == 32_639e6  # one each: the income statement's row
+
+
 def test_a_lines_own_words_leave_the_words_every_line_uses() -> None:
     assert own_words(METRIC["cost_of_revenue"]) >= {"cost", "cogs"}
     assert own_words(METRIC["operating_income"]) == {"operating", "operations"}
