@@ -106,7 +106,8 @@ def test_a_line_is_the_value_its_filing_states_most_often_never_a_negative_total
     assert revenue is not None and revenue.value == 177_866e6  # not the segment's 106,110, read first
     assert revenue.figure.provenance["rows_agreeing"] == "2 of 3"
     roles = [q.role for q in revenue.quotes]
-    assert roles == ["row", "header", "unit"] and revenue.quotes[0].text.startswith("| Consolidated net sales")
+    # of the two rows stating it, the income statement's (its table ends in the net income line) is quoted
+    assert roles == ["row", "header", "unit"] and revenue.quotes[0].text.startswith("| Total net sales")
     da = sl.value(METRIC["depreciation_amortization"], 2017, 2017)
     assert da is not None and da.value == 11_478e6  # the cash-flow add-back, read under the split table's years
     sel = StatementLines({"s": (2019, "10-K")}, {"s": SELECTED}.__getitem__).value(METRIC["revenue"], 2018, 2019)
