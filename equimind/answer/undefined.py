@@ -29,8 +29,8 @@ from equimind.lexicon.concepts import LINE_QUALIFIERS, MetricSpec
 from equimind.lexicon.formulas import Formula
 
 # words every statement line may hold: a row holding only these is no part of a missing line
-_GENERIC = frozenset({"income", "profit", "profits", "earnings", "revenue", "revenues", "sales", "expense",
-                      "expenses", "of", "and", "the", "from"}) | LINE_QUALIFIERS
+_GENERIC = frozenset({"income", "profit", "profits", "earnings", "loss", "losses", "revenue", "revenues", "sales",
+                      "expense", "expenses", "of", "and", "the", "from"}) | LINE_QUALIFIERS
 # the lines every income statement prints (revenue, net income or loss): a figure is never called undefined for
 # lacking one
 EVERY_STATEMENT = frozenset({"revenue", "net_income"})

@@ -8,12 +8,12 @@ list that has a fact for the asked period wins (companies switch concepts over t
 * ``revenue`` (USD, flow): us-gaap: Revenues, RevenueFromContractWithCustomerExcludingAssessedTax, SalesRevenueNet,
   RevenueFromContractWithCustomerIncludingAssessedTax. Phrases: revenue, net sales, total revenues, top line.
 * ``net_income`` (USD, flow): us-gaap: NetIncomeLoss, ProfitLoss, NetIncomeLossAvailableToCommonStockholdersBasic.
-  Phrases: net income, profit, earnings, bottom line, earn.
+  Phrases: net income, net loss (a loss year's line), profit, earnings, bottom line, earn.
 * ``eps_diluted`` (USD/shares, flow): us-gaap: EarningsPerShareDiluted. Phrases: diluted EPS, EPS, earnings per
   share.
 * ``eps_basic`` (USD/shares, flow): us-gaap: EarningsPerShareBasic. Phrases: basic EPS, basic earnings per share.
 * ``operating_income`` (USD, flow): us-gaap: OperatingIncomeLoss. Phrases: operating income, operating profit,
-  income from operations.
+  income from operations, and a loss year's lines (operating loss, loss from operations, earnings from operations).
 * ``gross_profit`` (USD, flow): us-gaap: GrossProfit. Phrases: gross profit.
 * ``rnd`` (USD, flow): us-gaap: ResearchAndDevelopmentExpense,
   ResearchAndDevelopmentExpenseExcludingAcquiredInProcessCost. Phrases: research and development, R&D.
@@ -112,7 +112,8 @@ METRICS: tuple[MetricSpec, ...] = (
        "net sales; total net sales; top line; top-line",
        "us-gaap:Revenues us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax us-gaap:SalesRevenueNet "
        "us-gaap:RevenueFromContractWithCustomerIncludingAssessedTax"),
-    _m("net_income", "Net income", "net income; profit; net profit; profits; earnings; net earnings; bottom line; "
+    _m("net_income", "Net income", "net income; net loss; profit; net profit; profits; earnings; net earnings; "
+       "bottom line; "
        "bottom-line profit; bottom line profit; earn; net income attributable to shareholders; net income "
        "attributable to stockholders; net income attributable to common stockholders; net income attributable to "
        "common shareholders",
@@ -121,7 +122,8 @@ METRICS: tuple[MetricSpec, ...] = (
        "us-gaap:EarningsPerShareDiluted", USD_PER_SHARE),
     _m("eps_basic", "Basic EPS", "basic eps; basic earnings per share", "us-gaap:EarningsPerShareBasic",
        USD_PER_SHARE),
-    _m("operating_income", "Operating income", "operating income; operating profit; income from operations",
+    _m("operating_income", "Operating income", "operating income; operating profit; income from operations; "
+       "operating loss; loss from operations; earnings from operations",
        "us-gaap:OperatingIncomeLoss"),
     _m("gross_profit", "Gross profit", "gross profit", "us-gaap:GrossProfit"),
     _m("rnd", "Research and development expense", "research and development; research and development expense; "

@@ -131,6 +131,13 @@ def test_a_line_printed_only_in_parts_is_their_sum_each_part_cited() -> None:
     assert match is not None
     got = compute(match, [2024], "Heron", "HRN", lambda m, y, t: sl.value(m, y, t))
     assert got.sentence is not None and got.sentence.values[0].text == "11.67%"  # (60,000 - 53,000) / 60,000
+    # a loss year's lines are the lines: "Net loss" is net income, negative
+    loss = sl.value(METRIC["net_income"], 2024, 2024)
+    assert loss is not None and loss.value == -1_200e6
+    with_op = PARTS.replace("| General and administrative expense | (4,000) | (3,900) |",
+                            "| Loss from operations | (1,030) | (800) |")
+    op = _lines(with_op).value(METRIC["operating_income"], 2024, 2024)
+    assert op is not None and op.value == -1_030e6
     # one part alone is no split line, and a table without the bottom line is not the income statement
     assert _lines(SPLIT_COSTS).value(METRIC["cost_of_revenue"], 2024, 2024) is None
     cut = PARTS.replace("| Net loss | (1,200) | (900) |\n", "")
