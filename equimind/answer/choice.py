@@ -12,6 +12,10 @@ signs kept ("brought in the most (or lost the least)": an outflow is a negative 
 candidate's row and value, each row cited with its header and unit line. No table holding them all: None, and the
 rest of the chain answers.
 
+A choice that names the group of its candidates ("which region had the worst topline performance": ``Choice.group``)
+chooses among the rows of the first table whose caption, header, unit line or sections name the group and the
+measure, each a name with a value at the asked year (and the year before, for a change: the change in percent).
+
 A choice that names no candidates but a kind of line ("the largest liability": ``Choice.total``) chooses among the
 lines the statement's "Total liabilities" row sums (``_members``).
 """
@@ -24,10 +28,11 @@ from collections.abc import Sequence
 import Stemmer
 
 from equimind.answer.computed import amount
-from equimind.answer.lines import StatementLines, label_words
+from equimind.answer.lines import StatementLines, label_names, label_words
 from equimind.answer.record import AnswerFigure, AnswerSentence, Method, Quote
 from equimind.answer.units import Unit, cells
 from equimind.answer.values import table_scale
+from equimind.lexicon.concepts import METRICS, find_metrics
 from equimind.query.choice import Choice
 
 _STEM = Stemmer.Stemmer("english")
@@ -103,9 +108,59 @@ def _members(table: Sequence[Unit], noun: str, year: int, statements: StatementL
     return []
 
 
+def _measure_stems(choice: Choice) -> set[str]:
+    """The stems naming a group choice's measure: its words' metric phrases ("topline" is revenue: revenue, sales),
+    else its own words; revenue when it names none ("which segment grew the fastest")."""
+    metrics = find_metrics(" ".join(choice.measure)) if choice.measure else []
+    if not choice.measure or (not metrics and set(choice.measure) <= {"performance", "growth", "performed"}):
+        metrics = find_metrics("revenue")
+    if metrics:
+        return {s for m in metrics for p in m.metric.phrases for s in _stems(label_words(p))} - {"total", "net"}
+    return _stems(choice.measure) - {"total", "net"}
+
+
+def _group_rows(table: Sequence[Unit], choice: Choice, measure: set[str], year: int,
+                statements: StatementLines) -> list[tuple[Unit, float]]:
+    """The members of a table by the asked group: the table's caption, header, unit line or sections name the group
+    and the measure; its rows with a value at ``year`` (and the year before, for a change) whose label is a name
+    (capitalised, no total, no statement line) are the members. Empty when the table is not such a table."""
+    context = _context(table, table)
+    if _STEM.stemWord(choice.group.split()[0]) not in context and not (
+            _stems([choice.group]) & context):
+        return []
+    if not measure & context:
+        return []
+    out: list[tuple[Unit, float]] = []
+    for u in table:
+        label = cells(u.span.text)[0]
+        words = label_words(label)
+        if not label[:1].isupper() or not words or words[0] == "total" or any(
+                label_names(m, label) for m in METRICS):
+            continue
+        now = statements.at(u, year)
+        if now is None:
+            continue
+        if choice.growth:
+            before = statements.at(u, year - 1)
+            if before is None or before[0] == 0:
+                continue
+            out.append((u, (now[0] - before[0]) / abs(before[0]) * 100))
+        else:
+            out.append((u, now[0]))
+    return out
+
+
 def choose(choice: Choice, ask_stems: set[str], year: int, statements: StatementLines,
            company: str, ticker: str) -> tuple[AnswerSentence, str] | None:
     """The candidates' rows, the winner and the sentence stating them (module docstring), or None."""
+    if choice.group:
+        measure = _measure_stems(choice)
+        for doc_id in statements.order(year):
+            for table in statements.tables(doc_id):
+                members = _group_rows(table, choice, measure, year, statements)
+                if len(members) >= 2:
+                    return _sentence(choice, members, year, statements, company, ticker)
+        return None
     if choice.total:
         noun = _STEM.stemWord(choice.total[0])
         for doc_id in statements.order(year):
@@ -138,16 +193,18 @@ def _sentence(choice: Choice, rows: list[tuple[Unit, float]], year: int, stateme
     label = _shown_label(winner)
     end = "highest" if choice.direction == "max" else "lowest"
     money = any("$" in u.span.text or table_scale(" ".join(x.text for x in (u.scale, u.caption, u.header) if x))
-                != 1.0 for u, _ in rows)
+                != 1.0 for u, _ in rows) and not choice.growth
 
     def shown(v: float) -> str:
+        if choice.growth:
+            return f"{v:+.1f}% from fiscal {year - 1}"
         return amount(v) if money else f"{v:,.0f}"
 
     each = "; ".join(f"{_shown_label(u)} {shown(v)}" for u, v in rows)
     text = (f"{label} ({shown(value)}) is the {end} of the {len(rows)} for {company} in fiscal {year}: "
             f"{each}.")
     quotes: list[Quote] = list(dict.fromkeys(q for u, _ in rows for q in statements.quotes_of(u)))
-    figures = [AnswerFigure(name=cells(u.span.text)[0], value=v, unit="USD" if money else "",
+    figures = [AnswerFigure(name=cells(u.span.text)[0], value=v, unit="%" if choice.growth else "USD" if money else "",
                             provenance={"source": "statement row", "doc_id": u.doc_id, "row": cells(u.span.text)[0],
                                         "fiscal_year": year, "chosen": u == winner})
                for u, v in rows]

@@ -109,7 +109,7 @@ def _m(key: str, name: str, phrases: str, concepts: str, unit: str = USD, flow: 
 
 METRICS: tuple[MetricSpec, ...] = (
     _m("revenue", "Revenue", "revenue; revenues; net revenue; net revenues; total revenue; total revenues; sales; "
-       "net sales; total net sales; top line; top-line",
+       "net sales; total net sales; top line; top-line; topline",
        "us-gaap:Revenues us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax us-gaap:SalesRevenueNet "
        "us-gaap:RevenueFromContractWithCustomerIncludingAssessedTax"),
     _m("net_income", "Net income", "net income; net loss; profit; net profit; profits; earnings; net earnings; "

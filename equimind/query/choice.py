@@ -14,7 +14,11 @@ The answer reads a row per candidate in one table (``answer.choice``).
 
 An ask that names no candidates but asks for the largest or smallest of a kind of line ("What was the largest
 liability on its balance sheet in 2022?", "What is its biggest expense?": ``_MEMBER``) chooses among the lines the
-statement's total of that kind sums ("Total liabilities"): ``Choice.total``.
+statement's total of that kind sums ("Total liabilities"): ``Choice.total``. One that names the group its
+candidates belong to ("Which region had the worst topline performance?", "which of its business segments had the
+lowest net revenue": ``_GROUP``, the groups ASC 280 discloses by) chooses among the rows of a table by that group:
+``Choice.group``, with the measure (the words after the superlative) and whether it is a change from the year
+before ("fastest", "performance", "growth").
 """
 
 from __future__ import annotations
@@ -62,8 +66,15 @@ class Choice:
     word: str
     total: tuple[str, ...] = ()  # no candidates named: the lines a statement total sums are ("what was the largest
     # liability": the rows that "Total liabilities" sums)
+    group: str = ""  # no candidates named: the disclosure group they belong to ("which region had the lowest
+    # revenue": the rows of a table by region)
+    measure: tuple[str, ...] = ()  # a group's measure, the words after the superlative ("net revenue")
+    growth: bool = False  # the group's measure is a change from the year before ("fastest", "worst topline
+    # performance", "growth")
 
     def names(self) -> list[str]:
+        if self.group:
+            return [f"the {self.group} rows of one table"]
         if self.total:
             return [f"the lines of total {' '.join(self.total)}"]
         return [" ".join((*c, *self.shared)) if self.shared and c[-1:] != self.shared[-1:] else " ".join(c)
@@ -103,6 +114,30 @@ def _member(ask: str, exclude: frozenset[str]) -> Choice | None:
     return Choice((), (), "max" if m.group(1) in MOST else "min", m.group(1), (m.group(2),))
 
 
+# The groups a filing discloses figures by (ASC 280 segments and its entity-wide disclosures: geographic areas,
+# products and services), as a "which" ask names them: "which region", "which of JPM's business segments", "which
+# Best Buy product category".
+_GROUP = re.compile(r"\bwhich\s+(?:of\s+)?(?:[\w&.'-]+\s+){0,3}?((?:segment|region|categor|division|geograph|market|"
+                    r"product line|line of business|lines of business|brand|channel)\w*)\b")
+# a measure that is a change: the superlative or the measure's words say so
+_GROWTH = wordset("fastest slowest growth grew grow growing performance performed perform increase decline change")
+
+
+def _group(ask: str, word: str, at: int, tokens: list[str], most: bool) -> Choice | None:
+    m = _GROUP.search(ask.lower().replace("\u2019", "'"))
+    if m is None:
+        return None
+    measure: list[str] = []
+    for t in tokens[at + 1:]:
+        if t in _STOP or t == "," or _PERIOD.match(t):
+            if measure:
+                break
+            continue
+        measure.append(t)
+    growth = word in _GROWTH or bool(_GROWTH & set(measure)) or bool(_GROWTH & set(tokens[:at]))
+    return Choice((), (), "max" if most else "min", word, group=m.group(1), measure=tuple(measure), growth=growth)
+
+
 def find_choice(ask: str, exclude: frozenset[str] = frozenset()) -> Choice | None:
     """The choice the ask names (module docstring), or None; ``exclude``: the company's name words, never part of
     an item ("Best Buy's operating, investing or financing activities")."""
@@ -139,4 +174,4 @@ def find_choice(ask: str, exclude: frozenset[str] = frozenset()) -> Choice | Non
             shared = last[-1:]
             items[-1] = last[:-1]
         return Choice(tuple(items), shared, "max" if most else "min", word)
-    return _member(ask, exclude)
+    return _member(ask, exclude) or _group(ask, word, at, tokens, most)

@@ -60,7 +60,7 @@ def test_the_candidates_and_the_winning_end_are_read_from_the_ask(ask: str, name
 
 
 @pytest.mark.parametrize("ask", [
-    "Which segment had the highest revenue in 2024?",  # no candidates named
+    "Which had the highest revenue in 2024?",  # no candidates, no group named
     "What were Plover's revenues and net earnings in 2024?",  # no superlative
     "Did stores and online both grow?",
     "Was Plover the best performer among retailers in 2024?",  # one item, no coordination
@@ -169,7 +169,7 @@ def test_the_largest_line_of_a_kind_is_chosen_among_the_lines_its_total_sums() -
 @pytest.mark.parametrize("ask", [
     "What was the highest revenue in 2023?",  # the metric itself, not one of its lines
     "What is the most important risk?",  # an adjective's superlative
-    "Which segment had the lowest operating income?",  # a measure of a member named before it
+    "Which had the lowest operating income?",  # no lines of a kind, no group
 ])
 def test_a_superlative_of_a_metric_or_an_adjective_is_no_choice_among_lines(ask: str) -> None:
     assert find_choice(ask, PLOVER.names) is None
@@ -181,3 +181,54 @@ def test_no_heading_above_the_total_chooses_nothing() -> None:
     headless = BALANCE.replace("| Liabilities | | |\n", "").replace("| Liabilities and equity | | |\n", "")
     sl = StatementLines({"p": (2024, "10-K")}, {"p": headless}.__getitem__)
     assert choose(c, set(), 2024, sl, "Plover", "PLVR") is None
+
+
+SEGMENTS = """Net sales by reportable segment ($ in millions)
+
+| | 2024 | 2023 |
+| --- | --- | --- |
+| Americas | 167,045 | 162,560 |
+| Europe | 101,328 | 94,294 |
+| Greater China | 66,952 | 72,559 |
+| Total net sales | 335,325 | 329,413 |
+
+Operating income by reportable segment ($ in millions)
+
+| | 2024 | 2023 |
+| --- | --- | --- |
+| Americas | 67,656 | 60,508 |
+| Europe | 41,790 | 36,098 |
+| Greater China | 27,082 | 30,328 |
+"""
+
+
+@pytest.mark.parametrize(("ask", "start"), [
+    ("Which segment had the worst topline performance for Plover during FY2024?",
+     "Greater China (-7.7% from fiscal 2023) is the lowest of the 3"),
+    ("Which of Plover's reportable segments had the highest net sales in fiscal 2024?",
+     "Americas ($167,045 million) is the highest of the 3"),
+    ("Which segment had the lowest operating income in 2024?", "Greater China ($27,082 million) is the lowest"),
+    ("Which segment grew the fastest in 2024?", "Europe (+7.5% from fiscal 2023) is the highest"),
+])
+def test_a_choice_within_a_named_group_reads_the_table_by_that_group(ask: str, start: str) -> None:
+    c = find_choice(ask, PLOVER.names)
+    assert c is not None and c.group
+    sl = StatementLines({"p": (2024, "10-K")}, {"p": SEGMENTS}.__getitem__)
+    got = choose(c, set(), 2024, sl, "Plover", "PLVR")
+    assert got is not None and got[0].text.startswith(start), got
+    assert all(SEGMENTS[q.start:q.end] == q.text for q in got[0].quotes)
+
+
+def test_a_group_no_table_is_by_answers_nothing() -> None:
+    sl = StatementLines({"p": (2024, "10-K")}, {"p": SEGMENTS}.__getitem__)
+    for ask in ("Which product category had the highest revenue in 2024?",
+                "Which region had the worst topline performance in 2024?"):  # tables by segment only
+        c = find_choice(ask, PLOVER.names)
+        assert c is not None and c.group
+        assert choose(c, set(), 2024, sl, "Plover", "PLVR") is None
+    by_region = SEGMENTS.replace("Net sales by reportable segment", "Net sales by geographic region")
+    c = find_choice("Which region had the worst topline performance in 2024?", PLOVER.names)
+    assert c is not None
+    got = choose(c, set(), 2024, StatementLines({"p": (2024, "10-K")}, {"p": by_region}.__getitem__), "Plover",
+                 "PLVR")
+    assert got is not None and got[0].text.startswith("Greater China (-7.7% from fiscal 2023) is the lowest")
