@@ -17,8 +17,6 @@ No company, industry or word list of a benchmark is involved: whether a line exi
 
 from __future__ import annotations
 
-import re
-
 import Stemmer
 
 from equimind.answer.computed import Computed, amount, line_spec
@@ -35,8 +33,12 @@ _GENERIC = frozenset({"income", "profit", "profits", "earnings", "loss", "losses
 # lacking one
 EVERY_STATEMENT = frozenset({"revenue", "net_income"})
 _STEM = Stemmer.Stemmer("english")
-# the rows that sum a statement: a total or net line, an income or loss line
-_SUMMARY = re.compile(r"^(?:total|net)\b|\b(?:income|loss|earnings)\b", re.I)
+# the rows that sum a statement: a total, or a line that ends in income, earnings, loss or profit (not per share)
+_SUMMARY_ENDS = frozenset({"income", "earnings", "loss", "profit"})
+
+
+def _summary(words: list[str]) -> bool:
+    return bool(words) and "per" not in words and (words[0] == "total" or words[-1] in _SUMMARY_ENDS)
 
 
 def own_words(metric: MetricSpec) -> frozenset[str]:
@@ -71,7 +73,8 @@ def undefined_figure(f: Formula, result: Computed, statements: StatementLines, c
         if any(set(guard) & set(_STEM.stemWords(label_words(label))) or any(label_names(m, label) for m in missing)
                for label in labels):
             return None
-        summary = [u for u, label in zip(table, labels, strict=True) if _SUMMARY.search(label) and u != found.row]
+        summary = [u for u, label in zip(table, labels, strict=True)
+                   if _summary(label_words(label)) and u != found.row and statements.at(u, year) is not None]
         names = " or ".join(m.name.lower() for m in missing)
         reported = "; ".join(f"\"{cells(u.span.text)[0]}\"" for u in summary)
         text = (f"{company}'s statements do not define {f.name}: its income statement for fiscal {year} "

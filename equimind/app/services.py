@@ -162,7 +162,8 @@ class Services:
         """The one reader of a question's text (``query/parsed.py``): the store's companies, this mode's SEC ticker
         map and the company names companyfacts give."""
         return QuestionParser(self.docstore, ticker_map=lambda: self.sources.ticker_map(),
-                              entity_name=self._entity_name, shaping=self.settings.query_shaping)
+                              entity_name=self._entity_name, shaping=self.settings.query_shaping,
+                              registered=lambda: self.filter_parser().registered())
 
     def _entity_name(self, ticker: str) -> str | None:
         """The company's name from its companyfacts, else the SEC ticker map's registrant name, so a store without

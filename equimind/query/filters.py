@@ -139,6 +139,7 @@ class QueryFilterParser:
         registrants = Registrants(ticker_names) if ticker_names is not None else \
             tickers.registrants if isinstance(tickers, RegistrantTickers) else None
         self._entry = company_entries(self.facts, tickers or {})
+        self.doc_tickers: dict[str, str] = dict(tickers or {})  # a ticker-less document -> its registrant's ticker
         self.identity = IdentityModel({e.key: e for e in self._entry.values()}.values(), registrants)
         self._words = {f.doc_id: words for f in self.facts if len(words := name_words(f.company)) >= 2}
 
@@ -218,6 +219,14 @@ class StoreFilterParser:
 
     def explain(self, question: str) -> ParsedQuery:
         return self.parser().explain(question)
+
+    def registered(self) -> dict[str, tuple[str, ...]]:
+        """Ticker -> the ticker-less documents its registrant's names name (a local PDF of "American Express
+        Company" is AXP's), so ``ask`` sees the documents ``search`` finds for the company."""
+        out: dict[str, list[str]] = {}
+        for doc_id, ticker in self.parser().doc_tickers.items():
+            out.setdefault(ticker, []).append(doc_id)
+        return {t: tuple(ids) for t, ids in out.items()}
 
 
 __all__ = ["DocFacts", "ParsedQuery", "QueryFilterParser", "StoreFilterParser", "alias_pattern", "clipped_tokens",

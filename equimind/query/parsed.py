@@ -108,10 +108,12 @@ class QuestionParser:
     and ``entity_name`` (a company's name from its companyfacts) are optional readers of other data."""
 
     def __init__(self, docstore: DocStore, *, ticker_map: Callable[[], Mapping[str, TickerInfo]] | None = None,
-                 entity_name: Callable[[str], str | None] | None = None, shaping: bool = True) -> None:
+                 entity_name: Callable[[str], str | None] | None = None, shaping: bool = True,
+                 registered: Callable[[], Mapping[str, Sequence[str]]] | None = None) -> None:
         self.docstore = docstore
         self._ticker_map = ticker_map
         self._entity_name = entity_name
+        self._registered = registered  # ticker -> its ticker-less documents (local files named by the registrant)
         self.shaping = shaping
         self.stem = Stemmer.Stemmer("english")  # the BM25 index's stemmer (store.sparse.STEMMER_LANGUAGE)
 
@@ -147,11 +149,16 @@ class QuestionParser:
             return None
 
     def subjects(self, as_of: date, ticker: str, company: str | None = None) -> tuple[Subject, list[Subject]]:
-        """The run's subject and the other companies of the store, each with its documents visible at ``as_of``."""
+        """The run's subject and the other companies of the store, each with its documents visible at ``as_of``:
+        those stored under its ticker and the ticker-less ones its registrant's names name (``registered``)."""
         own: Subject | None = None
         others: list[Subject] = []
-        for t in sorted(self.docstore.known_tickers() | {ticker}):
+        registered = self._registered() if self._registered is not None else {}
+        for t in sorted(self.docstore.known_tickers() | set(registered) | {ticker}):
             refs = self.docstore.list_documents(as_of_filter(FilterSpec(tickers=(t,)), as_of), status="indexed")
+            if registered.get(t):  # the local files its registrant's names name: what search finds for it
+                refs = [*refs, *self.docstore.list_documents(
+                    as_of_filter(FilterSpec(doc_ids=tuple(registered[t])), as_of), status="indexed")]
             extra = (company,) if t == ticker else ()
             s = Subject(t, name_words(t, *sorted({r.company or "" for r in refs}), *extra),
                         tuple(r.doc_id for r in refs))

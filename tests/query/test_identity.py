@@ -187,6 +187,28 @@ def test_store_parser_reads_the_identity_of_documents_stored_without_it(tmp_path
     assert parser.explain("What did Zorblex Trimaran report?").spec.doc_ids == ("z",)
 
 
+def test_ask_sees_the_ticker_less_documents_search_finds_for_the_company(tmp_path: Path) -> None:
+    """A local 10-K stored with only its registrant's name is the registrant's ticker's document for ``ask`` too:
+    the question parser's subject holds it, as the search filter does (issue 28: ask sees what search sees)."""
+    from datetime import date
+
+    from equimind.query.parsed import QuestionParser
+    from equimind.sources.base import TickerInfo
+    from equimind.store.docstore import DocStore
+
+    store = DocStore(tmp_path / "docstore.sqlite")
+    local = _doc("z", "ZTH_2023_10K", COVER.format(name="ZORBLEX TRIMARAN HOLDINGS INC") + "Revenue rose. " * 50)
+    store.add_document(local)
+    store.set_status("z", "indexed")
+    filters = StoreFilterParser(store, lambda facts: registrant_tickers(facts, MAP))
+    infos = {t: TickerInfo(ticker=t, cik=f"{i:010d}", name=n) for i, (t, n) in enumerate(MAP.items())}
+    seen = QuestionParser(store, ticker_map=lambda: infos, registered=filters.registered)
+    pq = seen.parse("What did Zorblex Trimaran report for 2023?", date(2100, 1, 1))
+    assert pq.ticker == "ZZQ" and pq.subject.doc_ids == ("z",)
+    blind = QuestionParser(store, ticker_map=lambda: infos)  # without the join the document is nobody's
+    assert blind.parse("What did Zorblex Trimaran report for 2023?", date(2100, 1, 1)).subject.doc_ids == ()
+
+
 # --- the ask resolver agrees ---------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def ticker_map(corpus_dir: Path) -> dict:
