@@ -311,7 +311,7 @@ def qualified_line(q: QuestionAnalysis, text: str) -> bool:
     table row's ``rows.other_line``)."""
     if q.metric is None or q.value_kind not in (AnswerKind.AMOUNT, AnswerKind.PERCENT):
         return False
-    asked = {w.lower().removesuffix("'s") for w in _WORD.findall(q.ask.ask)}
+    asked = {w.lower().removesuffix("'s") for w in _WORD.findall(q.ask.ask)} | q.subject_names
     words = [w.removesuffix("'s").rstrip(".") for w in _WORD.findall(text)]
     phrases = [p.split() for p in {q.metric.phrase.lower(), *q.metric.metric.phrases}]
     for i in range(1, len(words)):

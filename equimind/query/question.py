@@ -88,6 +88,8 @@ class QuestionAnalysis:
     # consistent?"): the years before the asked one it is also computed for (``STABILITY``)
     choice: Choice | None = None  # a choice among candidates the ask names ("among operations, investing and
     # financing activities, which brought in the most cash"): one row each in one table (``answer.choice``)
+    subject_names: frozenset[str] = frozenset()  # the subject company's name words (lower case): a sentence naming
+    # the company names no part of it ("Alphabet revenues were ..." answers "How much revenue did Google make?")
     explained: FormulaMatch | None = None  # a computed figure whose change the ask wants the reason for ("what
     # drove gross margin change"): not computed (the passages give reasons), but when the company's statements do
     # not define it the answer says so (``answer.undefined``)
@@ -343,7 +345,7 @@ def analyse_question(question: str, subject: Subject, others: Sequence[Subject] 
                             asked_scale(question), formula, trend, answer_type_words(words, vkind, head),
                             asked_decimals(question),
                             stability or (formula is not None and asks_each_year(ask.ask, formula)),
-                            STABILITY_YEARS_BEFORE if stability else 0, choice, explained)
+                            STABILITY_YEARS_BEFORE if stability else 0, choice, subject.names, explained)
 
 
 # An ask about whether a figure holds steady over time: "consistent", "stable", "fluctuating", "volatile".

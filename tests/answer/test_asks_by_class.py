@@ -180,6 +180,9 @@ def test_the_company_total_asked_is_not_answered_with_a_segments_figure() -> Non
     assert _extract("By how much did Orbit Power's Grid Services revenues grow in 2024?", total, segment) == [segment]
     own = "Orbit Power's revenues increased 11% in 2024."
     assert _extract(ask, segment, own) == [own]
+    # the company named in a form the ask does not use is still the company ("Orbit revenues" for "ORBT's")
+    named = "In 2024, Orbit revenues increased 11%, compared to the prior year."
+    assert _extract("By how much did ORBT's consolidated revenues grow in 2024?", segment, named) == [named]
 
 
 def test_an_ask_for_a_set_of_names_is_answered_by_a_sentence_that_lists_names() -> None:
