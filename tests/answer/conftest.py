@@ -13,10 +13,30 @@ import pytest
 
 from equimind.answer.answerer import Answerer
 from equimind.core.config import Settings
-from equimind.core.documents import FilterSpec
+from equimind.core.documents import Document, FilterSpec, Origin, Source
 from equimind.core.search import SearchHit
 
 AS_OF = date(2025, 9, 30)
+
+
+class OneFilingStore:
+    """A docstore of one 10-K (any id) holding ``text``, of ``ticker`` / ``company`` for ``fiscal_year``, filed on
+    ``filed`` for the year ended ``period_end``."""
+
+    def __init__(self, text: str, ticker: str, company: str, fiscal_year: int, filed: date,
+                 period_end: date) -> None:
+        self.text, self.ticker, self.company = text, ticker, company
+        self.fiscal_year, self.filed, self.period_end = fiscal_year, filed, period_end
+
+    def get_document_text(self, doc_id: str) -> str:
+        return self.text
+
+    def get_document(self, doc_id: str) -> Document:
+        return Document(id=doc_id, source_key=f"test/{self.ticker}", ticker=self.ticker, cik=None,
+                        company=self.company, source=Source.SEC_EDGAR, origin=Origin.SNAPSHOT, form="10-K",
+                        filed_at=self.filed, period_end=self.period_end, url=None, title=f"{self.ticker} 10-K",
+                        text=self.get_document_text(doc_id),
+                        meta=(("fiscal_period", "FY"), ("fiscal_year", str(self.fiscal_year))))
 
 
 def sentence_units(*sentences: str, ticker: str = "TSLA") -> tuple[list[Any], dict[str, str]]:

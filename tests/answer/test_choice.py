@@ -14,10 +14,10 @@ from equimind.answer.choice import choose
 from equimind.answer.lines import StatementLines
 from equimind.answer.record import PassageRead
 from equimind.answer.strategies import Answered, SideInput, run_chain
-from equimind.core.documents import Document, Origin, Source
 from equimind.query.analysis import Subject, name_words
 from equimind.query.choice import find_choice
 from equimind.query.question import analyse_question
+from tests.answer.conftest import OneFilingStore
 
 PLOVER = Subject("PLVR", name_words("PLVR", "Plover Home Goods, Inc."), ("p",))
 
@@ -105,22 +105,15 @@ def test_every_candidate_row_is_cited_and_a_missing_candidate_answers_nothing() 
     assert choose(c, set(), 2022, _lines(), "Plover", "PLVR") is None  # no column of that year
 
 
-class PloverStore:
-    def get_document_text(self, doc_id: str) -> str:
-        return FILING
-
-    def get_document(self, doc_id: str) -> Document:
-        return Document(id=doc_id, source_key="test/PLVR", ticker="PLVR", cik=None, company="Plover Home Goods",
-                        source=Source.SEC_EDGAR, origin=Origin.SNAPSHOT, form="10-K", filed_at=date(2025, 3, 20),
-                        period_end=date(2025, 2, 1), url=None, title="PLVR 10-K", text=FILING,
-                        meta=(("fiscal_period", "FY"), ("fiscal_year", "2024")))
+def plover_store() -> OneFilingStore:
+    return OneFilingStore(FILING, "PLVR", "Plover Home Goods", 2024, date(2025, 3, 20), date(2025, 2, 1))
 
 
 def test_the_answer_path_answers_a_choice_first_and_says_how() -> None:
     q = analyse_question("Among operations, investing, and financing activities, which brought in the most cash "
                          "for Plover in FY2024?", PLOVER, (), Stemmer.Stemmer("english"))
     passage = PassageRead(doc_id="p", start=0, end=len(FILING), score=1.0, ticker="PLVR")
-    outcome, steps = run_chain(Answerer(PloverStore()).chain,  # type: ignore[arg-type]
+    outcome, steps = run_chain(Answerer(plover_store()).chain,  # type: ignore[arg-type]
                                SideInput(q, "PLVR", (passage,), date(2025, 6, 30), ("p",)), [])
     assert isinstance(outcome, Answered) and [s.strategy for s in steps] == ["choice"]
     assert outcome.note.startswith("choice among 3 rows of one table")

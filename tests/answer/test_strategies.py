@@ -39,11 +39,11 @@ from equimind.answer.strategies import (
     record_degraded,
     run_chain,
 )
-from equimind.core.documents import Document, Origin, Source
 from equimind.core.search import SearchHit
 from equimind.query.analysis import Subject, name_words
 from equimind.query.question import analyse_question
 from tests.answer.asking import ask
+from tests.answer.conftest import OneFilingStore
 
 AS_OF = date(2025, 9, 30)
 ACME = Subject("ACME", name_words("ACME", "Acme Corp"), ("d",))
@@ -52,17 +52,14 @@ TEXT = ("Item 7. Management's Discussion and Analysis. Acme designs industrial r
 STEM = Stemmer.Stemmer("english")
 
 
-class TinyStore:
+class TinyStore(OneFilingStore):
     """A docstore of one 10-K ("d") holding ``TEXT``."""
+
+    def __init__(self) -> None:
+        super().__init__(TEXT, "ACME", "Acme Corp", 2025, date(2025, 3, 1), date(2025, 1, 31))
 
     def get_document_text(self, doc_id: str) -> str:
         return TEXT
-
-    def get_document(self, doc_id: str) -> Document:
-        return Document(id=doc_id, source_key="test/ACME", ticker="ACME", cik=None, company="Acme Corp",
-                        source=Source.SEC_EDGAR, origin=Origin.SNAPSHOT, form="10-K", filed_at=date(2025, 3, 1),
-                        period_end=date(2025, 1, 31), url=None, title="ACME 10-K", text=TEXT,
-                        meta=(("fiscal_period", "FY"), ("fiscal_year", "2025")))
 
 
 def side(question: str, passages: bool = True) -> SideInput:

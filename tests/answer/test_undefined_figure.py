@@ -16,11 +16,11 @@ from equimind.answer.lines import StatementLines
 from equimind.answer.record import PassageRead
 from equimind.answer.strategies import Answered, ComputedFigure, NotApplicable, SideInput, run_chain
 from equimind.answer.undefined import own_words, undefined_figure
-from equimind.core.documents import Document, Origin, Source
 from equimind.lexicon.concepts import METRICS
 from equimind.lexicon.formulas import find_formula
 from equimind.query.analysis import Subject, name_words
 from equimind.query.question import analyse_question
+from tests.answer.conftest import OneFilingStore
 
 METRIC = {m.key: m for m in METRICS}
 HERON = Subject("HRN", name_words("HRN", "Heron Card Services Corp."))
@@ -198,24 +198,16 @@ def test_the_reason_a_figure_changed_is_asked_without_computing_it() -> None:
     assert analyse_question("What was Heron's gross margin in FY2024?", HERON).explained is None
 
 
-class CardIssuerStore:
-    """A docstore of one 10-K ("h") holding ``CARD_ISSUER``."""
-
-    def get_document_text(self, doc_id: str) -> str:
-        return CARD_ISSUER
-
-    def get_document(self, doc_id: str) -> Document:
-        return Document(id=doc_id, source_key="test/HRN", ticker="HRN", cik=None, company="Heron Card Services",
-                        source=Source.SEC_EDGAR, origin=Origin.SNAPSHOT, form="10-K", filed_at=date(2025, 2, 20),
-                        period_end=date(2024, 12, 31), url=None, title="HRN 10-K", text=CARD_ISSUER,
-                        meta=(("fiscal_period", "FY"), ("fiscal_year", "2024")))
+def card_issuer_store() -> OneFilingStore:
+    """A docstore of one 10-K holding ``CARD_ISSUER``."""
+    return OneFilingStore(CARD_ISSUER, "HRN", "Heron Card Services", 2024, date(2025, 2, 20), date(2024, 12, 31))
 
 
 def _answer(question: str) -> tuple[Any, list[str]]:
     q = analyse_question(question, HERON, (), Stemmer.Stemmer("english"))
     passage = PassageRead(doc_id="h", start=0, end=len(CARD_ISSUER), score=1.0, ticker="HRN")
     degraded: list[str] = []
-    chain = Answerer(CardIssuerStore()).chain  # type: ignore[arg-type]
+    chain = Answerer(card_issuer_store()).chain  # type: ignore[arg-type]
     outcome, _steps = run_chain(chain, SideInput(q, "HRN", (passage,), date(2025, 6, 30), ("h",)), degraded)
     return outcome, degraded
 
@@ -233,7 +225,7 @@ def test_the_answer_path_says_so_for_a_figure_asked_and_for_the_reason_it_change
 def test_the_reason_a_defined_figure_changed_is_left_to_the_passages() -> None:
     q = analyse_question("What drove the net margin change in FY2024 for Heron?", HERON, (), Stemmer.Stemmer("english"))
     assert q.explained is not None and q.explained.formula.key == "net_margin"
-    outcome = ComputedFigure(FigureAnswerer(CardIssuerStore(), None)).run(  # type: ignore[arg-type]
+    outcome = ComputedFigure(FigureAnswerer(card_issuer_store(), None)).run(  # type: ignore[arg-type]
         SideInput(q, "HRN", (), date(2025, 6, 30), ("h",)))
     assert isinstance(outcome, NotApplicable) and "read from the passages" in outcome.reason
 
