@@ -33,7 +33,7 @@ from equimind.answer.exhibits import company_exhibit_note, with_note
 from equimind.answer.figures import FigureAnswerer
 from equimind.answer.record import Answer, AnswerSentence, PassageRead, Refusal, RefusalReason, Support
 from equimind.answer.similarity import UnitSimilarity
-from equimind.answer.strategies import Answered, Refused, SideInput, Strategy, default_chain, run_chain
+from equimind.answer.strategies import Answered, Refused, SideInput, Strategy, article, default_chain, run_chain
 from equimind.answer.term_index import DocTerms
 from equimind.answer.xbrl_answer import FactsSource
 from equimind.core.search import EvidenceNode, SearchHit
@@ -160,9 +160,10 @@ class Answerer:
 
 def _refusal_message(q: QuestionAnalysis, side: Side, passages: Sequence[PassageRead]) -> str:
     where = "; ".join(searched_documents(passages)) or "no passages"
-    return (f"not found: {side.note}. Searched {len(passages)} passages ({where}). Missing: a "
-            f"{q.value_kind.value} answering '{q.ask.ask}'. Ingest the filing that reports it (equimind ingest) "
-            "or rephrase the question with the filing's words")
+    kind = q.value_kind.value
+    return (f"not found: {side.note}. Searched {len(passages)} passages ({where}). Missing: {article(kind)} {kind} "
+            f"answering '{q.ask.ask}'. Ingest the filing that reports it (equimind ingest) or rephrase the question "
+            "with the filing's words")
 
 
 def searched_documents(passages: Sequence[PassageRead]) -> list[str]:

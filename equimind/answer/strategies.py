@@ -48,6 +48,11 @@ DEFAULT_ORDER = ("choice", "computed", "xbrl", "statement_line", "no_passages", 
                  "sentence_lookup_first", "table_lookup", "sentence_lookup", "refusal")
 
 
+def article(word: str) -> str:
+    """The indefinite article before ``word`` ("an amount", "a count")."""
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
 @dataclass(frozen=True)
 class Notice:
     """A degraded line a strategy wrote while it ran; ``once``: recorded once per answer (not again for a later
@@ -379,7 +384,7 @@ class TableLookup:
     def run(self, side: SideInput) -> Outcome:
         kind = side.q.value_kind
         if kind not in TABLE_KINDS:
-            return NotApplicable(f"a {kind.value} ask: no table row states one")
+            return NotApplicable(f"{article(kind.value)} {kind.value} ask: no table row states one")
         ex, notices = self.reader.extraction(side)
         if not ex.qualifying:
             return NotApplicable("no retrieved sentence or row holds the ask's terms", notices)
@@ -403,9 +408,9 @@ class SentenceLookup:
     def run(self, side: SideInput) -> Outcome:
         kind = side.q.value_kind
         if not needs_value(kind):
-            return NotApplicable(f"a {kind.value} ask: no value to look up")
+            return NotApplicable(f"{article(kind.value)} {kind.value} ask: no value to look up")
         if (kind not in TABLES_FIRST) != self.first:
-            return NotApplicable(f"a {kind.value} ask: the sentences are read "
+            return NotApplicable(f"{article(kind.value)} {kind.value} ask: the sentences are read "
                                  f"{'after' if self.first else 'before'} the tables")
         found = self.reader.lookup(side, rows=False)
         if not found.sentences or not names_figure(side.q, found.sentences):
@@ -425,9 +430,9 @@ class FinalRefusal:
             return Refused(RefusalReason.NO_VALUE_OF_TYPE, f"{q.formula.formula.name} could not be computed (see "
                            f"degraded) and no retrieved sentence of {key} states it", notices=notices)
         if ex.qualifying:
-            return Refused(RefusalReason.NO_VALUE_OF_TYPE, f"{NO_VALUE_OF_TYPE_TEXT} ({q.value_kind.value}): "
-                           f"{ex.qualifying} sentences/rows of {key} hold the terms, none a {q.value_kind.value}",
-                           notices=notices)
+            kind = q.value_kind.value
+            return Refused(RefusalReason.NO_VALUE_OF_TYPE, f"{NO_VALUE_OF_TYPE_TEXT} ({kind}): {ex.qualifying} "
+                           f"sentences/rows of {key} hold the terms, none {article(kind)} {kind}", notices=notices)
         return Refused(RefusalReason.NO_PASSAGES, f"no retrieved sentence or table row of {key} holds half of the "
                        f"question's terms (best {ex.best_coverage:.2f})", notices=notices)
 

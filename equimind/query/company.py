@@ -74,10 +74,24 @@ def name_forms(name: str) -> tuple[tuple[str, ...], ...]:
     return tuple(dict.fromkeys([core, *(f for a in ampersand_forms(" ".join(core)) if (f := core_name(a)))]))
 
 
+# a period as a question writes one ("Q2", "H1", "FY2023", "2022"): a name of one such word names the period, not
+# the company, unless another name word follows it (Q2 Holdings' core name is "Q2": "In 2022 Q2, which of JPM's
+# segments ..." names JPMorgan alone; "Q2 Holdings' revenue" names Q2 Holdings)
+_PERIOD_WORD = re.compile(r"^(?:q[1-4]|h[12]|fy\d{0,4}|\d{4})$")
+
+
+def _as_name(proper: list[str], form: tuple[str, ...]) -> bool:
+    if len(form) != 1 or not _PERIOD_WORD.match(form[0]):
+        return _contains(proper, form)
+    return any(w == form[0] and i + 1 < len(proper) and proper[i + 1] and not _PERIOD_WORD.match(proper[i + 1])
+               for i, w in enumerate(proper))
+
+
 def _match(proper: list[str], upper: set[str], ticker: str, forms: Sequence[tuple[str, ...]]) -> str | None:
     """``proper``: the question's words, lower-cased where written capitalised (or a joining word such as "and"),
-    else blanked: a company name is a proper noun, so "paid" never matches PAID INC while "Apple" matches Apple Inc."""
-    hits: list[tuple[str, ...]] = sorted((f for f in forms if _contains(proper, f)), key=len, reverse=True)
+    else blanked: a company name is a proper noun, so "paid" never matches PAID INC while "Apple" matches Apple Inc.
+    A name that is one period word ("Q2") matches only followed by another name word (``_as_name``)."""
+    hits: list[tuple[str, ...]] = sorted((f for f in forms if _as_name(proper, f)), key=len, reverse=True)
     if hits:
         return " ".join(hits[0])
     if len(ticker) >= 2 and ticker in upper:

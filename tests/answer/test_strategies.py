@@ -103,7 +103,7 @@ def test_the_answerer_builds_the_chain_in_the_issue_order() -> None:
     (lambda: LLMStrategy(TinyStore(), None, STEM), TEXT_ASK, "no LLM configured"),  # type: ignore[arg-type]
     (lambda: TableLookup(reader()), DATE_ASK, "a date ask: no table row states one"),
     (lambda: SentenceLookup(reader(), first=True), TEXT_ASK, "a text ask: no value to look up"),
-    (lambda: SentenceLookup(reader(), first=True), AMOUNT_XBRL, "a amount ask: the sentences are read after the "
+    (lambda: SentenceLookup(reader(), first=True), AMOUNT_XBRL, "an amount ask: the sentences are read after the "
                                                                "tables"),
     (lambda: SentenceLookup(reader(), first=False), DATE_ASK, "a date ask: the sentences are read before the "
                                                              "tables"),

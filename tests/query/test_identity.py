@@ -219,6 +219,9 @@ def ticker_map(corpus_dir: Path) -> dict:
     ("What was ATT's revenue in 2022?", "T"), ("What was AT and T's capex?", "T"),
     ("How did JnJ's pharmaceutical sales grow?", "JNJ"), ("Is J&J's margin up?", "JNJ"),
     ("What were P&G's net sales?", "PG"), ("What did Procter and Gamble earn?", "PG"),
+    # a period word is no company's name (Q2 Holdings' core name is "Q2")
+    ("In 2022 Q2, which of JPM's business segments had the highest net income?", "JPM"),
+    ("What was Q2 Holdings' revenue in fiscal 2023?", "QTWO"),
 ])
 def test_ask_resolves_ampersand_forms_from_the_sec_map(question: str, ticker: str, ticker_map: dict) -> None:
     assert resolve_company(question, [], ticker_map).ticker == ticker
