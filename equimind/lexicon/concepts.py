@@ -6,7 +6,8 @@ list that has a fact for the asked period wins (companies switch concepts over t
 ``Revenues``, Apple ``RevenueFromContractWithCustomerExcludingAssessedTax``).
 
 * ``revenue`` (USD, flow): us-gaap: Revenues, RevenueFromContractWithCustomerExcludingAssessedTax, SalesRevenueNet,
-  RevenueFromContractWithCustomerIncludingAssessedTax. Phrases: revenue, net sales, total revenues, top line.
+  RevenueFromContractWithCustomerIncludingAssessedTax. Phrases: revenue, net sales, total revenues, top line,
+  operating revenues (a beverage maker's or a utility's "Net operating revenues").
 * ``net_income`` (USD, flow): us-gaap: NetIncomeLoss, ProfitLoss, NetIncomeLossAvailableToCommonStockholdersBasic.
   Phrases: net income, net loss (a loss year's line), profit, earnings, bottom line, earn.
 * ``eps_diluted`` (USD/shares, flow): us-gaap: EarningsPerShareDiluted. Phrases: diluted EPS, EPS, earnings per
@@ -109,7 +110,8 @@ def _m(key: str, name: str, phrases: str, concepts: str, unit: str = USD, flow: 
 
 METRICS: tuple[MetricSpec, ...] = (
     _m("revenue", "Revenue", "revenue; revenues; net revenue; net revenues; total revenue; total revenues; sales; "
-       "net sales; total net sales; top line; top-line; topline",
+       "net sales; total net sales; top line; top-line; topline; operating revenues; net operating revenues; "
+       "total operating revenues",
        "us-gaap:Revenues us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax us-gaap:SalesRevenueNet "
        "us-gaap:RevenueFromContractWithCustomerIncludingAssessedTax"),
     _m("net_income", "Net income", "net income; net loss; profit; net profit; profits; earnings; net earnings; "

@@ -145,11 +145,15 @@ def test_a_line_printed_only_in_parts_is_their_sum_each_part_cited() -> None:
 
 
 def test_a_statement_missing_revenue_or_a_plural_cost_line_is_never_called_undefined() -> None:
-    # "Merchandise costs": the line's own word as a plural; "Net operating revenues": revenue the reader misses
+    # "Merchandise costs": the line's own word as a plural; "Total receipts ...": revenue the reader does not know
     costs = CARD_ISSUER.replace("| Card Member rewards | 9,700 | 8,800 |", "| Merchandise costs | 9,700 | 8,800 |")
     assert _undefined("What is Heron's gross margin for fiscal 2024?", costs) is None
-    renamed = CARD_ISSUER.replace("Total revenues net of interest expense", "Net operating revenues")
+    renamed = CARD_ISSUER.replace("Total revenues net of interest expense", "Total receipts net of interest expense")
     assert _undefined("What is Heron's gross margin for fiscal 2024?", renamed) is None
+    # a beverage maker's or a utility's revenue line is revenue
+    operating = _lines(PARTS.replace("| Total revenues |", "| Net operating revenues |"))
+    lv = operating.value(METRIC["revenue"], 2024, 2024)
+    assert lv is not None and lv.value == 60_000e6
 
 
 def test_a_share_of_revenue_table_is_never_read_as_dollars_and_a_tie_goes_to_the_statement() -> None:
