@@ -274,7 +274,9 @@ class EquiMindEngine:
         except NotFoundError as exc:
             if ticker is not None:
                 raise
-            found = company_of_hits(question, self.search(question).hits)
+            registered = self.services.filter_parser().registered()  # local files named by their registrant
+            found = company_of_hits(question, self.search(question).hits,
+                                    doc_tickers={d: t for t, ids in registered.items() for d in ids})
             if found is None or found.ticker is None:
                 raise NotFoundError(f"{exc}; nor do the search's top passages come from one company "
                                     "(run `equimind search` to see them)") from exc

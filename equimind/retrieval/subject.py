@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from equimind.core.search import SearchHit
@@ -71,23 +71,34 @@ def unknown_names(question: str, hits: Sequence[SearchHit]) -> list[str]:
     return out
 
 
-def company_of_hits(question: str, hits: Sequence[SearchHit], top: int = TOP) -> HitCompany | None:
+def company_of_hits(question: str, hits: Sequence[SearchHit], top: int = TOP,
+                    doc_tickers: Mapping[str, str] | None = None) -> HitCompany | None:
     """The company holding at least the tuned share of the ``top`` hits (counted by ticker, else by company name),
     else the one holding at least the tuned share of their rank weight (the hit at position r weighs 1/r); None
-    when no company does, there are no hits, or the question writes a name none of them holds."""
+    when no company does, there are no hits, or the question writes a name none of them holds. ``doc_tickers``: the
+    registrant's ticker of ticker-less documents (local files named by their registrant), so their hits count for
+    it and the guess carries a ticker ``ask`` can run for."""
     best = hits[:top]
     if not best or unknown_names(question, best):
         return None
-    keys = [(h.document.ticker or None, (h.document.company or "").strip() or None) for h in best]
+    tickers = doc_tickers or {}
+    keys: list[tuple[str | None, str | None]] = []
+    names: dict[tuple[str | None, str | None], str | None] = {}
+    for h in best:
+        ticker = h.document.ticker or tickers.get(h.document.doc_id)
+        company = (h.document.company or "").strip() or None
+        key: tuple[str | None, str | None] = (ticker, None) if ticker else (None, company)
+        keys.append(key)
+        names.setdefault(key, company)
     counts = Counter(keys)
     weights: dict[tuple[str | None, str | None], float] = {}
     for position, key in enumerate(keys, 1):
         weights[key] = weights.get(key, 0.0) + 1 / position
     total = sum(weights.values())
-    (ticker, company), held = counts.most_common(1)[0]
-    if held / len(best) >= tuned(SHARE) and (ticker or company):
-        return HitCompany(ticker, company, held, len(best), weights[(ticker, company)] / total)
-    (ticker, company), weight = max(weights.items(), key=lambda kv: kv[1])
-    if weight / total >= tuned(RANK_SHARE) and (ticker or company):
-        return HitCompany(ticker, company, counts[(ticker, company)], len(best), weight / total, by_rank=True)
+    most, held = counts.most_common(1)[0]
+    if held / len(best) >= tuned(SHARE) and (most[0] or most[1]):
+        return HitCompany(most[0], names[most], held, len(best), weights[most] / total)
+    heaviest, weight = max(weights.items(), key=lambda kv: kv[1])
+    if weight / total >= tuned(RANK_SHARE) and (heaviest[0] or heaviest[1]):
+        return HitCompany(heaviest[0], names[heaviest], counts[heaviest], len(best), weight / total, by_rank=True)
     return None

@@ -63,6 +63,17 @@ def test_a_company_holding_most_of_the_rank_weight_is_the_subject_though_few_pas
     assert company_of_hits(QUESTION, alone) is None
 
 
+def test_local_files_named_by_their_registrant_count_for_its_ticker() -> None:
+    # ticker-less PDFs of one registrant (as stored from a folder of filings) and its own ticker-bearing 10-Q: one
+    # company, and the guess carries the ticker ``ask`` runs for
+    hits = [_hit(i, None, "Harbor Electronics") for i in range(5)] + [_hit(5 + i, "HRBR", "HARBOR ELECTRONICS INC")
+                                                                       for i in range(3)]
+    hits += [_hit(8 + i, "ZZZ", "Other") for i in range(2)]
+    assert company_of_hits(QUESTION, hits) is not None and company_of_hits(QUESTION, hits).ticker is None
+    found = company_of_hits(QUESTION, hits, doc_tickers={f"Harbor Electronics-{i}": "HRBR" for i in range(5)})
+    assert found is not None and found.ticker == "HRBR" and found.held == 8
+
+
 def test_a_name_the_passages_never_mention_blocks_the_guess() -> None:
     hits = [_hit(i, "AAA", "Alpha") for i in range(10)]
     assert unknown_names("What is the revenue of Acme Widgets?", hits) == ["Acme", "Widgets"]

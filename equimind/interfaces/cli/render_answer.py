@@ -24,6 +24,10 @@ def answer(ans: Answer, *, title: str | None = None) -> None:
         style = "bold green" if ans.support.value == "supported" else "yellow"
         console.print(Panel(f"[{style}]{ans.support.value.upper()}[/{style}]\n\n{escape(ans.text)}",
                             title=escape(head)))
+    found = str(ans.parsed_question.get("company_from") or "")
+    if found.startswith("search:"):  # the question named no company: the guess is shown, with how to override it
+        console.print(f"[yellow]company:[/yellow] the question names none; answered for {escape(ans.ticker)}, "
+                      f"from {escape(found)}")
     for i, s in enumerate(ans.sentences, 1):
         _support(i, s)
     console.print(f"[dim]{len(ans.passages_searched)} passages searched; {ans.dropped_sentences} unverified "
