@@ -206,6 +206,7 @@ class StatementLines:
     docs: Mapping[str, tuple[int | None, str]]
     text: Callable[[str], str]
     _read: dict[str, tuple[str, str, list[Unit], float]] = field(default_factory=dict)  # text, sha, rows, unit
+    _tables: dict[str, dict[int, list[Unit]]] = field(default_factory=dict)  # doc -> header start -> its rows
 
     def _doc(self, doc_id: str) -> tuple[str, str, list[Unit], float]:
         if doc_id not in self._read:
@@ -279,7 +280,7 @@ class StatementLines:
         starts = PART_LINES[metric.key]
         for doc_id in self.order(t):
             for table in self.tables(doc_id):
-                if not any(bottom_line(cells(u.span.text)[0]) for u in table):
+                if not self._in_statement(table[0]):
                     continue
                 parts: list[tuple[float, Unit, int]] = []
                 for u in table:
@@ -304,7 +305,7 @@ class StatementLines:
 
     def _line(self, metric: MetricSpec, year: int, value: float, u: Unit, col: int, agree: int,
               rows: int) -> LineValue:
-        quotes = unit_quotes(u, self._doc(u.doc_id)[1])
+        quotes = self.quotes_of(u)
         head_cells = cells(u.header.text) if u.header is not None else []
         head = head_cells[col] if col < len(head_cells) and str(year) in head_cells[col] else str(year)
         prov = {"source": "statement row", "doc_id": u.doc_id, "row": cells(u.span.text)[0], "column": head,
@@ -313,13 +314,19 @@ class StatementLines:
         fig = AnswerFigure(name=metric.name, value=value, unit=metric.unit, provenance=prov)
         return LineValue(value, fig, tuple(quotes), "statement", u)
 
+    def _by_header(self, doc_id: str) -> dict[int, list[Unit]]:
+        """The filing's tables by their header row's start, each its rows in order (grouped once per filing)."""
+        if doc_id not in self._tables:
+            out: dict[int, list[Unit]] = {}
+            for u in self._doc(doc_id)[2]:
+                if u.header is not None:
+                    out.setdefault(u.header.start, []).append(u)
+            self._tables[doc_id] = out
+        return self._tables[doc_id]
+
     def tables(self, doc_id: str) -> list[list[Unit]]:
         """Every table of the filing: its rows under one header, in order."""
-        out: dict[int, list[Unit]] = {}
-        for u in self._doc(doc_id)[2]:
-            if u.header is not None:
-                out.setdefault(u.header.start, []).append(u)
-        return list(out.values())
+        return list(self._by_header(doc_id).values())
 
     def at(self, u: Unit, year: int) -> tuple[float, int] | None:
         """The row's value in ``year``'s column, times the table's unit, and that column; None when it has none."""
@@ -331,7 +338,7 @@ class StatementLines:
         """Every row of the table ``row`` belongs to (the rows under the same header), in order."""
         if row.header is None:
             return [row]
-        return next(t for t in self.tables(row.doc_id) if t[0].header == row.header)
+        return self._by_header(row.doc_id)[row.header.start]
 
     def quotes_of(self, row: Unit) -> list[Quote]:
         """The quotes citing one statement row: the row, its header and its unit line."""
