@@ -9,11 +9,12 @@ passages (and ``degraded`` says so for a computed figure).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
 
 from equimind.answer.choice import choose
-from equimind.answer.computed import compute, trend
+from equimind.answer.computed import Computed, compute, trend
 from equimind.answer.fiscal_dates import dated, with_line_date, year_ends
 from equimind.answer.lines import LineValue, StatementLines, XbrlLines, line_sentence
 from equimind.answer.record import AnswerSentence
@@ -30,6 +31,30 @@ if TYPE_CHECKING:
     from equimind.store.docstore import DocStore
 
 
+@dataclass(frozen=True)
+class _Inputs:
+    """What computing a figure for one ask reads (``FigureAnswerer._inputs``)."""
+
+    match: FormulaMatch
+    company: str
+    years: list[int]
+    refs: list[Document]
+    statements: StatementLines
+    xbrl: XbrlLines | None
+    notes: tuple[str, ...]  # where the lines come from (no companyfacts: the statement rows)
+
+    def lookup(self, metric: MetricSpec, year: int, t: int) -> LineValue | None:
+        found = self.xbrl.value(metric, year) if self.xbrl is not None else None
+        return found or self.statements.value(metric, year, t)
+
+    def undefined(self, result: Computed, key: str) -> tuple[AnswerSentence, str] | None:
+        """The sentence saying the figure is not defined by the company's income statement (``answer.undefined``),
+        with its reason; None when it is defined, or a line is only missing."""
+        f = self.match.formula
+        found = undefined_figure(f, result, self.statements, self.company, key, max(self.years))
+        return None if found is None else (found, f"{f.name} is not defined by {self.company}'s income statement")
+
+
 class FigureAnswerer:
     def __init__(self, docstore: DocStore, facts: FactsSource | None) -> None:
         self.docstore = docstore
@@ -42,15 +67,40 @@ class FigureAnswerer:
         ``degraded``) when an input is missing, so the passages answer instead, unless the company's income
         statement has no such line at all (``answer.undefined``): then the answer says so."""
         assert q.formula is not None
-        return self._figure(q, q.formula, key, as_of, doc_ids, degraded, explain=False)
+        inputs = self._inputs(q, q.formula, key, as_of, doc_ids)
+        if isinstance(inputs, tuple):
+            degraded.extend(inputs)
+            return None
+        years, lookup = inputs.years, inputs.lookup
+        if q.trend is not None:
+            result = trend(q.formula, years, inputs.company, key, lookup, q.trend, q.decimals, q.scale)
+        else:
+            result = compute(q.formula, years, inputs.company, key, lookup, q.decimals, q.scale, q.each_year)
+        if result.sentence is None:
+            undefined = inputs.undefined(result, key)
+            if undefined is not None:
+                degraded.extend([*inputs.notes, f"computed: {result.reason}"])
+                return undefined
+            degraded.extend([*inputs.notes, f"computed: {result.reason}; answered from the passages"])
+            return None
+        degraded.extend(inputs.notes)
+        dates = year_ends(inputs.refs) if inputs.xbrl is None else {}  # statement rows: the years' dates as stated
+        return dated(result.sentence, dates), result.reason
 
     def undefined(self, q: QuestionAnalysis, key: str, as_of: date, doc_ids: Sequence[str],
                   degraded: list[str]) -> tuple[AnswerSentence, str] | None:
         """An ask for the reason behind a figure ("what drove gross margin change", ``QuestionAnalysis.explained``)
         whose company's income statement does not define it: the sentence saying so; None otherwise (the passages
-        give the reason)."""
+        give the reason, and nothing is noted)."""
         assert q.explained is not None
-        return self._figure(q, q.explained, key, as_of, doc_ids, degraded, explain=True)
+        inputs = self._inputs(q, q.explained, key, as_of, doc_ids)
+        if isinstance(inputs, tuple):
+            return None
+        result = compute(q.explained, [max(inputs.years)], inputs.company, key, inputs.lookup)
+        found = inputs.undefined(result, key) if result.sentence is None else None
+        if found is not None:
+            degraded.extend([*inputs.notes, f"computed: {result.reason}"])
+        return found
 
     def choice(self, q: QuestionAnalysis, key: str, doc_ids: Sequence[str]) -> tuple[AnswerSentence, str] | None:
         """A choice among the candidates the ask names (``answer.choice``) at its fiscal year (the latest annual
@@ -65,14 +115,15 @@ class FigureAnswerer:
         company = next((d.company for d in refs if d.company), key)
         return choose(q.choice, set(q.terms), year, statements, company, key)
 
-    def _figure(self, q: QuestionAnalysis, match: FormulaMatch, key: str, as_of: date, doc_ids: Sequence[str],
-                degraded: list[str], explain: bool) -> tuple[AnswerSentence, str] | None:
+    def _inputs(self, q: QuestionAnalysis, match: FormulaMatch, key: str, as_of: date,
+                doc_ids: Sequence[str]) -> _Inputs | tuple[str, ...]:
+        """What computing ``match`` for the ask reads: the company, the fiscal years, the line lookup (XBRL, else
+        statement rows) and the notes on where the lines come from; or the degraded lines saying why it cannot be
+        computed."""
         name = match.formula.name
         if any(p.kind is not PeriodKind.FISCAL_YEAR for p in q.periods):
-            if not explain:
-                degraded.append(f"computed: {name} is computed for fiscal years; the asked period "
-                                f"({', '.join(p.label() for p in q.periods)}) is answered from the passages")
-            return None
+            return (f"computed: {name} is computed for fiscal years; the asked period "
+                    f"({', '.join(p.label() for p in q.periods)}) is answered from the passages",)
         xbrl: XbrlLines | None = None
         company = key
         notes: list[str] = []
@@ -91,39 +142,13 @@ class FigureAnswerer:
         if not years:
             latest = xbrl.calendar.latest_year() if xbrl is not None else _latest_annual(refs)
             if latest is None:
-                if not explain:
-                    degraded.extend([*notes, f"computed: no annual report of {key} names a fiscal year to compute "
-                                             f"{name} for"])
-                return None
+                return (*notes, f"computed: no annual report of {key} names a fiscal year to compute {name} for")
             years = [latest]
         if q.trend is not None and len(years) == 1:  # "an improving margin as of FY2022": against the year before
             years = [years[0] - 1, years[0]]
         if q.years_before and len(years) == 1:  # "are its margins consistent?": the years before it as well
             years = list(range(years[0] - q.years_before, years[0] + 1))
-
-        def lookup(metric: MetricSpec, year: int, t: int) -> LineValue | None:
-            found = xbrl.value(metric, year) if xbrl is not None else None
-            return found or statements.value(metric, year, t)
-
-        if explain:
-            result = compute(match, [max(years)], company, key, lookup)
-        elif q.trend is not None:
-            result = trend(match, years, company, key, lookup, q.trend, q.decimals, q.scale)
-        else:
-            result = compute(match, years, company, key, lookup, q.decimals, q.scale, q.each_year)
-        if result.sentence is None:
-            undefined = undefined_figure(match.formula, result, statements, company, key, max(years))
-            if undefined is not None:  # the income statement has no such line: the answer says so, cited
-                degraded.extend([*notes, f"computed: {result.reason}"])
-                return undefined, f"{name} is not defined by {company}'s income statement"
-            if not explain:
-                degraded.extend([*notes, f"computed: {result.reason}; answered from the passages"])
-            return None
-        if explain:
-            return None  # the figure exists: the passages give the reason it changed
-        degraded.extend(notes)
-        dates = year_ends(refs) if xbrl is None else {}  # statement rows: the years' dates as the filings state them
-        return dated(result.sentence, dates), result.reason
+        return _Inputs(match, company, years, refs, statements, xbrl, tuple(notes))
 
     def _statements(self, doc_ids: Sequence[str]) -> tuple[list[Document], StatementLines]:
         refs = [self.docstore.get_document(d) for d in doc_ids]
