@@ -48,7 +48,7 @@ def _row(table: Sequence[Unit], want: set[str], shared: set[str], year: int,
     """The candidate's row of ``table`` (module docstring) with its value at ``year``, or None."""
     best: tuple[tuple[int, int, int], Unit, float] | None = None
     for u in table:
-        words = label_words(cells(u.span.text)[0])
+        words = _label(u)
         have = _stems(words)
         if not want <= have:
             continue
@@ -125,15 +125,14 @@ def _group_rows(table: Sequence[Unit], choice: Choice, measure: set[str], year: 
     and the measure; its rows with a value at ``year`` (and the year before, for a change) whose label is a name
     (capitalised, no total, no statement line) are the members. Empty when the table is not such a table."""
     context = _context(table, table)
-    if _STEM.stemWord(choice.group.split()[0]) not in context and not (
-            _stems([choice.group]) & context):
+    if _STEM.stemWord(choice.group.split()[0]) not in context:
         return []
     if not measure & context:
         return []
     out: list[tuple[Unit, float]] = []
     for u in table:
         label = cells(u.span.text)[0]
-        words = label_words(label)
+        words = _label(u)
         if not label[:1].isupper() or not words or words[0] == "total" or any(
                 label_names(m, label) for m in METRICS):
             continue
@@ -153,20 +152,14 @@ def _group_rows(table: Sequence[Unit], choice: Choice, measure: set[str], year: 
 def choose(choice: Choice, ask_stems: set[str], year: int, statements: StatementLines,
            company: str, ticker: str) -> tuple[AnswerSentence, str] | None:
     """The candidates' rows, the winner and the sentence stating them (module docstring), or None."""
-    if choice.group:
-        measure = _measure_stems(choice)
+    if choice.group or choice.total:
+        measure = _measure_stems(choice) if choice.group else set()
+        noun = _STEM.stemWord(choice.total[0]) if choice.total else ""
         for doc_id in statements.order(year):
             for table in statements.tables(doc_id):
-                members = _group_rows(table, choice, measure, year, statements)
-                if len(members) >= 2:
-                    return _sentence(choice, members, year, statements, company, ticker)
-        return None
-    if choice.total:
-        noun = _STEM.stemWord(choice.total[0])
-        for doc_id in statements.order(year):
-            for table in statements.tables(doc_id):
-                members = _members(table, noun, year, statements)
-                if len(members) >= 2:
+                members = (_group_rows(table, choice, measure, year, statements) if choice.group
+                           else _members(table, noun, year, statements))
+                if len(members) >= 2:  # the first table in reading order holding two members or more
                     return _sentence(choice, members, year, statements, company, ticker)
         return None
     wants = [_stems(c) for c in choice.candidates]
