@@ -274,9 +274,8 @@ class EquiMindEngine:
         except NotFoundError as exc:
             if ticker is not None:
                 raise
-            registered = self.services.filter_parser().registered()  # local files named by their registrant
-            found = company_of_hits(question, self.search(question).hits,
-                                    doc_tickers={d: t for t, ids in registered.items() for d in ids})
+            found = company_of_hits(question, self.search(question).hits,  # local files count for their registrant
+                                    doc_tickers=self.services.filter_parser().doc_tickers())
             if found is None or found.ticker is None:
                 raise NotFoundError(f"{exc}; nor do the search's top passages come from one company "
                                     "(run `equimind search` to see them)") from exc

@@ -220,11 +220,16 @@ class StoreFilterParser:
     def explain(self, question: str) -> ParsedQuery:
         return self.parser().explain(question)
 
+    def doc_tickers(self) -> dict[str, str]:
+        """A ticker-less document -> the ticker its registrant's names name (a local PDF of "American Express
+        Company" is AXP's)."""
+        return dict(self.parser().doc_tickers)
+
     def registered(self) -> dict[str, tuple[str, ...]]:
-        """Ticker -> the ticker-less documents its registrant's names name (a local PDF of "American Express
-        Company" is AXP's), so ``ask`` sees the documents ``search`` finds for the company."""
+        """Ticker -> its ticker-less documents (``doc_tickers`` turned round), so ``ask`` sees the documents
+        ``search`` finds for the company."""
         out: dict[str, list[str]] = {}
-        for doc_id, ticker in self.parser().doc_tickers.items():
+        for doc_id, ticker in self.doc_tickers().items():
             out.setdefault(ticker, []).append(doc_id)
         return {t: tuple(ids) for t, ids in out.items()}
 
