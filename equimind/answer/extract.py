@@ -240,7 +240,8 @@ def score_units(q: QuestionAnalysis, units: Sequence[Unit], stem: Any,
     sets = stem_sets([u.context for u in units], stem)
     idf = _idf(sets, terms)
     total = sum(idf.values()) or 1.0
-    cue = {str(x) for x in stem.stemWords(list(q.cue_words))} if q.cue_words else set()
+    cue_words = [*q.cue_words, *([q.asker_verb] if q.asker_verb else [])]  # both may be omitted, at a discount
+    cue = {str(x) for x in stem.stemWords(cue_words)} if cue_words else set()
     optional = [t for t in terms if set(t.stems) <= cue]
     required = (total - sum(idf[t] for t in optional)) if len(optional) < len(terms) else 0.0
     year = _asked_year(q)
@@ -349,6 +350,27 @@ def asks_for_names(q: QuestionAnalysis) -> bool:
     return q.value_kind is AnswerKind.TEXT and _INTO.search(q.ask.ask.lower()) is not None
 
 
+def names_phrase(q: QuestionAnalysis, stem: Any) -> frozenset[str]:
+    """The stems of what an ask for a set of names (``asks_for_names``) names them by: the words after "into" ("into
+    reportable segments"), else the head noun ("What segments does Alphabet report?"); empty for another ask."""
+    if not asks_for_names(q):
+        return frozenset()
+    m = _INTO.search(q.ask.ask.lower())
+    words = m.group(0).split()[1:] if m else [q.head] if q.head else []
+    return frozenset(str(x) for x in stem.stemWords([w for w in words if w not in FUNCTION_WORDS]))
+
+
+def _names_listed(s: Scored, phrase: frozenset[str], stem: Any) -> bool:
+    """A sentence that lists names (``lists_names``) under every word the ask names them by ("The Company's reportable
+    segments consist of the Americas, Europe, ..." for "How does Apple break down its business into reportable
+    segments?"): it answers an ask for a set of names whatever else of the ask's words it holds, when no sentence
+    holding enough of them lists names (``extract``)."""
+    if not phrase or s.unit.kind is not UnitKind.SENTENCE or not lists_names(s.unit.span.text):
+        return False
+    held = stem_sets([s.unit.span.text], stem)[0]
+    return all(holds(w, held) for w in phrase)
+
+
 def extract(q: QuestionAnalysis, units: Sequence[Unit], texts: dict[str, str], stem: Any,
             subject: str | None = None, doc_periods: DocPeriods | None = None,
             similarity: Callable[[Sequence[Unit]], Sequence[float] | None] | None = None,
@@ -363,6 +385,11 @@ def extract(q: QuestionAnalysis, units: Sequence[Unit], texts: dict[str, str], s
              and not is_contents_row(u)]
     scored = score_units(q, clean, stem, similarity(clean) if similarity is not None else None, groups, not_names)
     qualifying = [s for s in scored if (s.coverage >= 1.0 - 1e-9 if every_term else s.qualifies())]
+    phrase = names_phrase(q, stem)
+    if phrase and not any(s.unit.kind is UnitKind.SENTENCE and lists_names(s.unit.span.text) for s in qualifying):
+        # an ask for a set of names whose qualifying sentences list none: a sentence listing them under the ask's
+        # own words for them qualifies
+        qualifying += [s for s in scored if s not in qualifying and _names_listed(s, phrase, stem)]
     need = needs_value(q.value_kind)
     usable = [s for s in qualifying if (s.values or not need) and period_ok(q, s, doc_periods or {})
               and not (q.value_kind is AnswerKind.COUNT and s.unit.kind is UnitKind.ROW and not s.label_share)]

@@ -127,10 +127,14 @@ def counted_word(question_words: Iterable[str]) -> str:
     return ""
 
 
-# A value written right after a verb of change is the change, not the level ("revenues increased $10.1 billion").
+# A value written right after a verb of change is the change, not the level ("revenues increased $10.1 billion"),
+# and so is one after "by" when a verb of change opens the clause ("reduced our 2024 overall operating profit by
+# approximately $17.73 billion": the verb's object between them, no punctuation).
+_APPROX = r"(?:\s+(?:approximately|about|nearly|almost|over|roughly))?\s*$"
 CHANGE_BEFORE = re.compile(r"(?i)\b(?:increased|decreased|grew|rose|fell|declined|dropped|climbed|improved|"
-                           r"(?:was|were) (?:up|down))(?:\s+(?:by|of))?(?:\s+(?:approximately|about|nearly|almost|"
-                           r"over|roughly))?\s*$")
+                           r"(?:was|were) (?:up|down))(?:\s+(?:by|of))?" + _APPROX + "|"
+                           r"(?i:\b(?:increased|decreased|reduced|lowered|raised|improved)\b[^.,;:()$%]{1,60}\bby)"
+                           + _APPROX)
 
 
 def is_change(text: str, value: StatedValue) -> bool:

@@ -41,7 +41,7 @@ from equimind.lexicon.questions import COMPARATIVES, COMPARE_WORDS, SPEND_WORDS
 from equimind.lexicon.text import TOKEN
 from equimind.lexicon.text import wordset as _wordset
 from equimind.lexicon.vocabulary import MONEY_VERBS
-from equimind.query.analysis import AskAnalysis, AskKind, Subject, analyse
+from equimind.query.analysis import FUNCTION_WORDS, AskAnalysis, AskKind, Subject, analyse
 from equimind.query.choice import Choice, find_choice
 from equimind.query.figure_asks import DOWN, UP, asked_decimals, asks_each_year, trend_word
 from equimind.query.kinds import AnswerKind
@@ -93,6 +93,9 @@ class QuestionAnalysis:
     explained: FormulaMatch | None = None  # a computed figure whose change the ask wants the reason for ("what
     # drove gross margin change"): not computed (the passages give reasons), but when the company's statements do
     # not define it the answer says so (``answer.undefined``)
+    asker_verb: str | None = None  # the ask's own main verb after "did / does <Company>" ("pour" in "How much did
+    # Meta pour into Reality Labs"): the asker's word, which a filing writes in its own ("investments were");
+    # ``extract.score_units`` counts it only when held, as it does ``cue_words``
 
     @property
     def terms(self) -> tuple[str, ...]:
@@ -345,7 +348,8 @@ def analyse_question(question: str, subject: Subject, others: Sequence[Subject] 
                             asked_scale(question), formula, trend, answer_type_words(words, vkind, head),
                             asked_decimals(question),
                             stability or (formula is not None and asks_each_year(ask.ask, formula)),
-                            STABILITY_YEARS_BEFORE if stability else 0, choice, subject.names, explained)
+                            STABILITY_YEARS_BEFORE if stability else 0, choice, subject.names, explained,
+                            asker_verb(ask.ask))
 
 
 # An ask about whether a figure holds steady over time: "consistent", "stable", "fluctuating", "volatile".
@@ -363,6 +367,28 @@ def asked_scale(question: str) -> float | None:
         if word:
             return SCALES[word.lower()]
     return None
+
+
+# "did / does / do / will / can <Subject> <verb>": an auxiliary, the subject as a run of capitalised words or a
+# pronoun, then the lower-case main verb. "Has" / "have" are left out: "Has Microsoft increased its debt" asks about
+# the verb's direction itself.
+_ASKER_VERB = re.compile(r"\b(?:[Dd]id|[Dd]oes|[Dd]o|[Ww]ill|[Cc]an|[Cc]ould|[Ww]ould|[Ss]hould)\s+"
+                         r"(?:(?:[A-Z][\w&.-]*\s+)+|(?:it|they|the\s+company)\s+)([a-z][a-z-]+)\b")
+_POSSESSIVE_END = re.compile(r"['\u2019]s?\s*$")
+
+
+def asker_verb(ask: str) -> str | None:
+    """The main verb of an ask after an auxiliary and its subject (``_ASKER_VERB``: "pour" in "How much did Meta pour
+    into Reality Labs", "break" in "How does Apple break down its business"); None after a possessive (the subject
+    goes on: "Does Foot Locker's new CEO have"), for a function word, a word of direction (a yes / no ask's
+    "increase" is what it asks about) or a word of ``METRIC_VERBS`` (read with the metric already)."""
+    m = _ASKER_VERB.search(ask)
+    if m is None or _POSSESSIVE_END.search(ask[:m.start(1)]):
+        return None
+    verb = m.group(1)
+    if verb in FUNCTION_WORDS or verb in METRIC_VERBS or UP.fullmatch(verb) or DOWN.fullmatch(verb):
+        return None
+    return verb
 
 
 PERCENT_CUE = re.compile(r"\bwhat (percentage|percent|fraction|share|proportion)\b")

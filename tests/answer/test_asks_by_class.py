@@ -317,3 +317,48 @@ def test_a_refusal_names_many_documents_of_a_kind_once() -> None:
     annual = PassageRead(doc_id="k", start=0, end=1, score=1.0, ticker="KSTR", form="10-K", filed_at=day(2025, 1, 27))
     assert searched_documents([annual, *monthly]) == ["KSTR 10-K filed 2025-01-27",
                                                       "KSTR prices: 9 documents filed 2024-01-28 to 2024-09-28"]
+
+
+@pytest.mark.parametrize(("ask", "verb"), [
+    ("How much did Orbit Power pour into Solar Roofs in 2024?", "pour"),
+    ("Did Orbit Power ship any inverters to Brazil in 2024?", "ship"),
+    ("How does Orbit Power allot overhead to its segments?", "allot"),
+    ("Which risks did it flag in the June quarter?", "flag"),
+    # the asked direction, a metric's own verb, a possessive's noun: no asker's verb
+    ("Did Orbit Power increase its dividend?", None),
+    ("How much did Orbit Power spend on research?", None),
+    ("Does Orbit Power's new CFO have prior public-company experience?", None),
+    ("What was Orbit Power's revenue in 2024?", None),
+])
+def test_the_askers_own_verb_is_found_after_the_auxiliary_and_the_company(ask: str, verb: str | None) -> None:
+    from equimind.query.question import asker_verb
+
+    assert asker_verb(ask) == verb
+
+
+def test_a_filing_that_states_the_amount_in_its_own_verb_answers_the_askers_verb() -> None:
+    said = "Our total Solar Roofs investments were $4.1 billion in 2024, including headcount and tooling."
+    # the asker's verb "pour" is in no sentence; the sentence holding the rest of the ask answers
+    assert _extract("How much did Orbit Power pour into Solar Roofs in 2024?", said) == [said]
+    # a noun of the ask missing is still missing: the verb alone is discounted
+    assert _extract("How much did Orbit Power pour into Solar Roofs in Brazil in 2024?", said) == []
+
+
+def test_an_amount_after_by_under_a_verb_of_change_is_the_change() -> None:
+    cut = "Our investments in Solar Roofs reduced our 2024 operating profit by approximately $3.2 billion."
+    level = "Our total Solar Roofs investments were $4.1 billion in 2024."
+    assert is_change(cut, StatedValue(text="$3.2 billion", unit="USD"))
+    assert not is_change("We raised $2.0 billion of notes in 2024.", StatedValue(text="$2.0 billion", unit="USD"))
+    assert not is_change("Revenue increased in 2024, and was $9.0 billion.", StatedValue(text="$9.0 billion",
+                                                                                       unit="USD"))
+    assert _extract("How much did Orbit Power invest in Solar Roofs in 2024?", cut, level) == [level]
+
+
+def test_a_sentence_listing_the_asked_names_answers_though_it_holds_no_other_word_of_the_ask() -> None:
+    about = "Although the reportable segments sell similar products, each is managed separately by region."
+    listed = "Orbit Power's reportable segments consist of North America, Europe and Asia Pacific."
+    other = "Orbit Power sells through Costco, Home Depot and Lowe's."
+    ask = "How does Orbit Power divide its operations into reportable segments?"
+    assert _extract(ask, about, other, listed)[0] == listed
+    # a list under other words than the ask's names is no answer
+    assert _extract(ask, other) == []

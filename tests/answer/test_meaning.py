@@ -20,10 +20,11 @@ from tests.answer.conftest import sentence_units
 
 STEM = Stemmer.Stemmer("english")
 ACME = Subject("ACME", name_words("ACME", "Acme Widgets, Inc."))
-# The answer says "operating loss" where the question says "pour into": it holds a third of the ask's term weight.
+# The answer says "operating loss" where the question says "money ... pour into": the asker's verb is discounted
+# (``QuestionAnalysis.asker_verb``), but "money" is missing too, so it holds less than half of the ask's term weight.
 PAID = "Acme Labs reported an operating loss of $4.12 billion in 2024, as we kept investing in the platform."
-OTHER = "Acme Labs employees receive stock awards that vest over four years of service."
-QUESTION = "How much did Acme pour into its Labs platform during 2024?"
+OTHER = "Acme employees receive stock awards that vest over four years of service."
+QUESTION = "How much money did Acme pour into its Labs platform during 2024?"
 
 
 class TableEmbedder:
