@@ -96,7 +96,8 @@ COORDINATORS = frozenset({"and", "or", "&"})
 # other words of SEC registrant titles that name no company: "the", "com" (AMAZON.COM), the state tags "/DE", "/DEL",
 # "/MN" (WELLS FARGO & COMPANY/MN), "SE", "Holding", "Companies".
 LEGAL_SUFFIXES = LEGAL_FORMS | frozenset({"companies", "holding", "se", "the", "com", "de", "del", "mn"})
-_PERIOD = re.compile(r"^(?:fy\d*|q[1-4]|h[12]|\d+[a-z]*|[a-z]\d{1,2})$")  # fy2024, q2, h1, 2024, 10k, 3m (units)
+# fy2024, q2, h1, 2024, 10k, 3m (units); a product code ("h20", "m4") is a name, not a period
+_PERIOD = re.compile(r"^(?:fy\d*|q[1-4]|h[12]|\d+[a-z]*)$")
 _SENTENCE = re.compile(r"(?<=[?!.])\s+")
 _STOPS = frozenset("?!.:;")
 _PAREN = re.compile(r"\([^()]*\)")

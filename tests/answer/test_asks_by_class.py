@@ -362,3 +362,10 @@ def test_a_sentence_listing_the_asked_names_answers_though_it_holds_no_other_wor
     assert _extract(ask, about, other, listed)[0] == listed
     # a list under other words than the ask's names is no answer
     assert _extract(ask, other) == []
+
+
+def test_a_product_code_is_a_term_and_a_period_word_is_not() -> None:
+    terms = analyse("Did Orbit Power ship any H20 inverters or M4 panels in Q2 of FY2024 or H1?", ORBIT, (), STEM).terms
+    words = {t.word for t in terms}
+    assert {"h20", "m4", "inverters", "panels"} <= words
+    assert not words & {"q2", "fy2024", "h1"}
