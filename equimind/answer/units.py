@@ -18,6 +18,11 @@ from equimind.answer.record import PassageRead, Quote
 from equimind.answer.values import TABLE_SCALE, table_scale
 
 _SENT_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z$(\d\"“])")
+# A period that ends an initialism ("U.S.", "U.K.") or a name's abbreviation ("Inc.", "Corp.", "No.") ends no
+# sentence: splitting there cuts a quote in the middle ("Tariffs”), including additional tariffs ..."). Two sentences
+# joined after "U.S." are still whole.
+_ABBREVIATION_END = re.compile(r"(?:(?<![\w.])(?:[A-Z]\.){2,}|"
+                               r"\b(?:Inc|Corp|Co|Ltd|No|Nos|Mr|Mrs|Ms|Dr|St|vs|approx)\.)$")
 _SEPARATOR = re.compile(r"^\|(?:\s*:?-{3,}:?\s*\|)+\s*$")
 MAX_SENTENCE = 700
 
@@ -146,6 +151,8 @@ def _sentences(text: str, a: int, b: int) -> list[Span]:
     out: list[Span] = []
     pos = a
     for m in _SENT_END.finditer(text, a, b):
+        if _ABBREVIATION_END.search(text, max(pos, m.start() - 12), m.start()):
+            continue  # "imports to the U.S. (“U.S. Tariffs”), including ...": one sentence
         out.append(Span(pos, m.start(), text[pos:m.start()]))
         pos = m.end()
     if pos < b:

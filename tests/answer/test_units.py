@@ -87,3 +87,13 @@ def test_a_unit_line_whose_words_a_pdf_broke_apart_is_read_whole() -> None:
     row = next(u for u in passage_units(text, passage, 0) if u.kind is UnitKind.ROW)
     assert row.scale is not None and "millions" in row.scale.text and text[row.scale.start:row.scale.end] == \
         row.scale.text
+
+
+def test_a_period_of_an_initialism_or_a_names_abbreviation_ends_no_sentence() -> None:
+    text = ("New duties were announced on imports to the U.S. (\u201cU.S. Duties\u201d), including duties on panels. "
+            "Orbit Power Inc. Sells inverters. Form No. 5 applies. We sold 5 units in the U.K. Sales rose 3%.")
+    units = passage_units(text, PassageRead(doc_id="d", start=0, end=len(text), score=1.0, ticker="ORBT"), 0)
+    assert [u.span.text for u in units if u.kind is UnitKind.SENTENCE] == [
+        "New duties were announced on imports to the U.S. (\u201cU.S. Duties\u201d), including duties on panels.",
+        "Orbit Power Inc. Sells inverters.", "Form No. 5 applies.",
+        "We sold 5 units in the U.K. Sales rose 3%."]  # joined after an initialism: whole, if two
