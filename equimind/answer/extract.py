@@ -398,8 +398,12 @@ def extract(q: QuestionAnalysis, units: Sequence[Unit], texts: dict[str, str], s
     # a sentence stating a part's figure the ask does not name comes after one that does not; an ask for a set of
     # names is answered first by a sentence that lists names
     names = asks_for_names(q)
+    # an amount ask that names no measure (no metric, no figure: "How much did Meta pour into Reality Labs") is
+    # answered by a sentence before a row: a row's number is its table's measure, which the ask does not name
+    unmeasured = q.value_kind is AnswerKind.AMOUNT and q.metric is None and q.formula is None
     usable.sort(key=lambda s: (s.unit.kind is UnitKind.SENTENCE and qualified_line(q, s.unit.span.text),
-                               names and not lists_names(s.unit.span.text), -s.score,
+                               names and not lists_names(s.unit.span.text),
+                               unmeasured and s.unit.kind is UnitKind.ROW, -s.score,
                                s.unit.rank, s.unit.span.start))
     chosen = usable[:1]
     if usable and q.value_kind in (AnswerKind.TEXT, AnswerKind.NAME, AnswerKind.YES_NO):

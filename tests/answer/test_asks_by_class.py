@@ -369,3 +369,19 @@ def test_a_product_code_is_a_term_and_a_period_word_is_not() -> None:
     words = {t.word for t in terms}
     assert {"h20", "m4", "inverters", "panels"} <= words
     assert not words & {"q2", "fy2024", "h1"}
+
+
+def test_an_amount_ask_naming_no_measure_is_answered_by_a_sentence_before_a_row() -> None:
+    text = ("Revenue by segment (in millions)\n\n| | 2024 | 2023 |\n| --- | --- | --- |\n"
+            "| Solar Roofs | 2,146 | 1,896 |\n\n"
+            "Our total Solar Roofs investments were $4.1 billion in 2024, including headcount and tooling.")
+    units = passage_units(text, PassageRead(doc_id="d", start=0, end=len(text), score=1.0, ticker="ORBT"), 0)
+
+    def answer(question: str) -> list[str]:
+        q = analyse_question(question, ORBIT, (), STEM)
+        return [s.text for s in extract(q, units, {"d": text}, STEM, "ORBT", {"d": (2024, "FY")}).sentences]
+
+    assert answer("How much did Orbit Power pour into Solar Roofs in 2024?") == [
+        "Our total Solar Roofs investments were $4.1 billion in 2024, including headcount and tooling."]
+    # the measure named, its row answers
+    assert answer("What was Orbit Power's Solar Roofs revenue in 2024?") == ["Solar Roofs: $2,146 million (2024)."]
