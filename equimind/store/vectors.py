@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -73,6 +74,22 @@ def distance_to_similarity(distance: float, space: str) -> float:
     return 1.0 - distance / 2.0 if space == "l2" else 1.0 - distance
 
 
+LOCKED_TRIES = 6  # SQLite "database is locked" while Chroma's own writer holds the file: retried, 0.1 s doubling
+
+
+def _while_locked(call: Callable[[], Any]) -> Any:
+    """``call``, retried while Chroma's SQLite reports the database locked (another writer of the same embedded store
+    mid-commit, as under a loaded machine); any other error, or the last try's, is raised."""
+    for attempt in range(LOCKED_TRIES):
+        try:
+            return call()
+        except Exception as exc:  # chromadb.errors.InternalError carries the SQLite message
+            if "database is locked" not in str(exc) or attempt == LOCKED_TRIES - 1:
+                raise
+            time.sleep(0.1 * 2 ** attempt)
+    return None
+
+
 class ChromaVectorStore:
     """Vectors of child chunks keyed by chunk id, with the filter metadata of ``chunk_metadata``."""
 
@@ -109,7 +126,7 @@ class ChromaVectorStore:
                 "use the original space or delete the vector store and reindex"
             )
         if have.get("ef_search") != wanted["ef_search"]:
-            self._col.modify(configuration={"hnsw": {"ef_search": wanted["ef_search"]}})
+            _while_locked(lambda: self._col.modify(configuration={"hnsw": {"ef_search": wanted["ef_search"]}}))
             self._col = self._client.get_collection(self._col.name)
         for key in ("max_neighbors", "ef_construction"):
             if have.get(key) != wanted[key]:

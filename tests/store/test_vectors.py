@@ -102,3 +102,41 @@ def test_where_translation() -> None:
 def test_http_url_is_validated() -> None:
     with pytest.raises(ConfigError, match="http://host"):
         ChromaVectorStore.http("localhost:8000")
+
+
+def test_a_locked_database_is_retried_and_other_errors_are_not() -> None:
+    from equimind.store import vectors
+
+    calls: list[int] = []
+
+    def locked_twice() -> str:
+        calls.append(1)
+        if len(calls) < 3:
+            raise RuntimeError("Database error: error returned from database: (code: 5) database is locked")
+        return "done"
+
+    assert vectors._while_locked(locked_twice) == "done" and len(calls) == 3
+
+    def broken() -> None:
+        calls.append(1)
+        raise RuntimeError("Error finding id")
+
+    calls.clear()
+    with pytest.raises(RuntimeError, match="finding id"):
+        vectors._while_locked(broken)
+    assert len(calls) == 1
+
+
+def test_a_database_locked_on_every_try_is_raised(monkeypatch: pytest.MonkeyPatch) -> None:
+    from equimind.store import vectors
+
+    monkeypatch.setattr(vectors.time, "sleep", lambda s: None)
+    calls: list[int] = []
+
+    def always() -> None:
+        calls.append(1)
+        raise RuntimeError("database is locked")
+
+    with pytest.raises(RuntimeError, match="locked"):
+        vectors._while_locked(always)
+    assert len(calls) == vectors.LOCKED_TRIES
