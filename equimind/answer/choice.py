@@ -27,12 +27,14 @@ from collections.abc import Sequence
 
 import Stemmer
 
+from equimind.answer.column_groups import GroupRow, GroupTable, group_tables, result_sets
 from equimind.answer.computed import amount
 from equimind.answer.lines import StatementLines, label_names, label_words
 from equimind.answer.record import AnswerFigure, AnswerSentence, Method, Quote
 from equimind.answer.units import Unit, cells
 from equimind.answer.values import table_scale
-from equimind.lexicon.concepts import METRICS, find_metrics
+from equimind.core.documents import sha256_hex
+from equimind.lexicon.concepts import METRICS, MetricMatch, find_metrics
 from equimind.query.choice import Choice
 
 _STEM = Stemmer.Stemmer("english")
@@ -177,6 +179,86 @@ def choose(choice: Choice, ask_stems: set[str], year: int, statements: Statement
             best = max(found, key=lambda f: f[0])[1]  # max keeps the first of a tie: reading order
             return _sentence(choice, best, year, statements, company, ticker)
     return None
+
+
+GROUP_CONTEXT = 600  # characters above a column-grouped table read for the group's word ("results by segment")
+
+
+def _row_measures(label: str, metrics: Sequence[MetricMatch], measure: set[str]) -> bool:
+    """A row of a column-grouped table is the measure's line: a metric's line name ("Total net revenue"), else a
+    label holding every measure word."""
+    if metrics:
+        return any(label_names(m.metric, label) for m in metrics)
+    return bool(measure) and measure <= _stems(label_words(label))
+
+
+def choose_columns(choice: Choice, year: int, period: str, texts: Sequence[tuple[str, str]], company: str,
+                   ticker: str) -> tuple[AnswerSentence, str] | None:
+    """A group choice over a table whose columns are the group's members (``column_groups``: a bank's segment
+    results, one column group per segment): in the first of ``texts`` (doc id, text) holding such a table with the
+    group's word in or above it, the measure's row (``_row_measures``) read at ``year``'s column of every member (a
+    "Total" group is no member; for a growth choice, the change from the year before in percent); the highest or
+    lowest wins. ``period`` names the columns' period in the sentence ("Q1 of fiscal 2021")."""
+    metrics = find_metrics(" ".join(choice.measure)) if choice.measure else []
+    if not choice.measure or (not metrics and set(choice.measure) <= {"performance", "growth", "performed"}):
+        metrics = find_metrics("revenue")
+    measure = set() if metrics else _stems(choice.measure) - {"total", "net"}
+    group = _STEM.stemWord(choice.group.split()[-1])
+    for doc_id, text in texts:
+        for tables in result_sets(group_tables(text)):
+            around = text[max(0, tables[0].header_start - GROUP_CONTEXT):tables[0].header_end]
+            if group not in _stems(label_words(around)):
+                continue
+            members: list[tuple[str, float, GroupTable, GroupRow]] = []
+            for t in tables:
+                now, before = t.column(year), t.column(year - 1)
+                row = next((r for r in t.rows if _row_measures(r.label, metrics, measure)), None)
+                if row is None or now is None or (choice.growth and before is None):
+                    continue
+                for g, name in enumerate(t.names):
+                    v = row.values[g][now]
+                    if name.split()[0].lower() == "total" or v is None:
+                        continue
+                    if choice.growth:
+                        b = row.values[g][before] if before is not None else None
+                        if not b:
+                            continue
+                        v = (v - b) / abs(b) * 100
+                    else:
+                        v *= t.scale
+                    members.append((name, v, t, row))
+            if len(members) >= 2:
+                return _columns_sentence(choice, members, period, doc_id, text, company, ticker)
+    return None
+
+
+def _columns_sentence(choice: Choice, members: list[tuple[str, float, GroupTable, GroupRow]], period: str,
+                      doc_id: str, text: str, company: str, ticker: str) -> tuple[AnswerSentence, str]:
+    pick = max if choice.direction == "max" else min
+    winner = pick(members, key=lambda m: m[1])
+    end = "highest" if choice.direction == "max" else "lowest"
+
+    def shown(v: float) -> str:
+        return f"{v:+.1f}% from a year before" if choice.growth else amount(v)
+
+    row = winner[3].label
+    each = "; ".join(f"{name} {shown(v)}" for name, v, _, _ in members)
+    sentence = (f"{winner[0]} ({shown(winner[1])}) is the {end} of the {len(members)} {choice.group} by {row} "
+                f"for {company} in {period}: {each}.")
+    sha = sha256_hex(text)
+    quotes: list[Quote] = []
+    for t, r in dict.fromkeys((t, r) for _, _, t, r in members):
+        quotes.append(Quote(doc_id=doc_id, start=r.start, end=r.end, text=text[r.start:r.end], doc_sha256=sha,
+                            role="row"))
+        quotes.append(Quote(doc_id=doc_id, start=t.header_start, end=t.header_end,
+                            text=text[t.header_start:t.header_end], doc_sha256=sha, role="header"))
+    figures = [AnswerFigure(name=f"{name}: {r.label}", value=v, unit="%" if choice.growth else "USD",
+                            provenance={"source": "column-grouped table", "doc_id": doc_id, "row": r.label,
+                                        "group": name, "period": period, "chosen": name == winner[0]})
+               for name, v, _, r in members]
+    note = f"choice among {len(members)} column groups of one result set ({choice.group}): the {end} wins"
+    return AnswerSentence(text=sentence, method=Method.EXTRACTIVE, subject=ticker, quotes=quotes,
+                          figures=figures), note
 
 
 def _sentence(choice: Choice, rows: list[tuple[Unit, float]], year: int, statements: StatementLines,

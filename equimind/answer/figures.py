@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
 
-from equimind.answer.choice import choose
+from equimind.answer.choice import choose, choose_columns
 from equimind.answer.computed import Computed, compute, trend
 from equimind.answer.fiscal_dates import dated, with_line_date, year_ends
 from equimind.answer.lines import LineValue, StatementLines, XbrlLines, line_sentence
@@ -104,16 +104,32 @@ class FigureAnswerer:
 
     def choice(self, q: QuestionAnalysis, key: str, doc_ids: Sequence[str]) -> tuple[AnswerSentence, str] | None:
         """A choice among the candidates the ask names (``answer.choice``) at its fiscal year (the latest annual
-        report's when it names none): one row each in one table of the filings; None when no table holds them."""
+        report's when it names none): one row each in one table of the filings; None when no table holds them. A
+        group choice is also read from a table whose column groups are the members (``choose_columns``), in the
+        asked quarter's 10-Q or the year's annual report."""
         assert q.choice is not None
-        if any(p.kind is not PeriodKind.FISCAL_YEAR for p in q.periods):
+        quarters = {p.quarter for p in q.periods if p.kind is PeriodKind.QUARTER and p.quarter}
+        if len(quarters) > 1 or any(p.kind not in (PeriodKind.FISCAL_YEAR, PeriodKind.QUARTER) for p in q.periods):
             return None
         refs, statements = self._statements(doc_ids)
         year = max((p.fiscal_year for p in q.periods if p.fiscal_year), default=None) or _latest_annual(refs)
         if year is None:
             return None
         company = next((d.company for d in refs if d.company), key)
-        return choose(q.choice, set(q.terms), year, statements, company, key)
+        if not quarters:
+            found = choose(q.choice, set(q.terms), year, statements, company, key)
+            if found is not None or not q.choice.group:
+                return found
+        if not q.choice.group:
+            return None
+        # a group whose members are a table's column groups (a bank's segment results), read in the asked period's
+        # own report: the quarter's 10-Q, or the year's annual report
+        quarter = min(quarters) if quarters else None
+        wanted = f"Q{quarter}" if quarter else "FY"
+        docs = [d for d in refs if fiscal_year_of(d) == year and fiscal_period_of(d) == wanted]
+        period = f"Q{quarter} of fiscal {year}" if quarter else f"fiscal {year}"
+        return choose_columns(q.choice, year, period, [(d.id, self.docstore.get_document_text(d.id)) for d in docs],
+                              company, key)
 
     def _inputs(self, q: QuestionAnalysis, match: FormulaMatch, key: str, as_of: date,
                 doc_ids: Sequence[str]) -> _Inputs | tuple[str, ...]:
@@ -173,6 +189,17 @@ class FigureAnswerer:
 
 def _latest_annual(refs: Sequence[Document]) -> int | None:
     return max((fy for d in refs if (fy := fiscal_year_of(d)) and d.form.upper().startswith("10-K")), default=None)
+
+
+def fiscal_period_of(doc: Document) -> str | None:
+    """The fiscal period the document's source declared (``meta["fiscal_period"]``: "FY", "Q2"; a local file's
+    ``fiscal_quarter`` "2" is "Q2"); an annual report is its year's ("FY") when the source names none."""
+    meta = doc.meta_dict()
+    if meta.get("fiscal_period"):
+        return meta["fiscal_period"]
+    if meta.get("fiscal_quarter", "").isdigit():
+        return f"Q{meta['fiscal_quarter']}"
+    return "FY" if doc.form.upper().startswith("10-K") else None
 
 
 def fiscal_year_of(doc: Document) -> int | None:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from equimind.answer.acronyms import acronym_groups, common_noun_acronyms
 from equimind.answer.extract import DocPeriods, Extraction, extract
-from equimind.answer.figures import FigureAnswerer, fiscal_year_of
+from equimind.answer.figures import FigureAnswerer, fiscal_period_of, fiscal_year_of
 from equimind.answer.llm_answer import LLMAnswerError
 from equimind.answer.record import NO_VALUE_OF_TYPE_TEXT, AnswerSentence, PassageRead, RefusalReason
 from equimind.answer.units import Unit, all_units, document_rows, document_sentences
@@ -342,8 +342,7 @@ class PassageReader:
         """doc id -> (fiscal year, fiscal period) as the document's source declared them; an annual report is the
         fiscal year's ("FY") when its source names no period (a local PDF's 10-K)."""
         docs = {doc_id: self.docstore.get_document(doc_id) for doc_id in texts}
-        return {doc_id: (fiscal_year_of(d), d.meta_dict().get("fiscal_period") or
-                         ("FY" if d.form.upper().startswith("10-K") else None)) for doc_id, d in docs.items()}
+        return {doc_id: (fiscal_year_of(d), fiscal_period_of(d)) for doc_id, d in docs.items()}
 
 
 def names_figure(q: QuestionAnalysis, sentences: Sequence[AnswerSentence]) -> bool:

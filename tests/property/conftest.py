@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from equimind.answer import fiscal, units, values
-from equimind.answer.choice import choose
+from equimind.answer.choice import choose, choose_columns
+from equimind.answer.column_groups import group_tables
 from equimind.answer.computed import compute
 from equimind.answer.extract import lists_names, names_month, qualified_line, unit_years
 from equimind.answer.lines import StatementLines, bottom_line
@@ -116,7 +117,9 @@ def _units(text: str) -> None:
 
 _ASKS = ("By how much did Heron's consolidated revenues grow in 2024?", "What segments does Heron report?",
          "What was Heron's largest liability in 2024?",
-         "Among operations, investing, and financing activities, which brought in the most cash in 2024?")
+         "Among operations, investing, and financing activities, which brought in the most cash in 2024?",
+         "Which of Heron's segments had the highest net income in 2024?",
+         "Which segment grew the fastest in 2024?")
 
 
 @functools.cache
@@ -138,10 +141,16 @@ def _statements(text: str) -> None:
     for key in ("cost_of_revenue", "revenue", "net_income"):
         lv = sl.value(METRIC[key], 2024, 2024)
         assert lv is None or all(text[q.start:q.end] == q.text for q in lv.quotes)
+    for t in group_tables(text):  # column-grouped tables: every row a line of the text, one value per column
+        assert all(text[r.start:r.end].strip() and len(r.values) == len(t.names) and
+                   all(len(g) == len(t.periods) for g in r.values) for r in t.rows)
     for q in _asks():
         if q.choice is not None:
             got_choice = choose(q.choice, set(q.terms), 2024, sl, "Heron", "HRN")
             assert got_choice is None or all(text[x.start:x.end] == x.text for x in got_choice[0].quotes)
+            if q.choice.group:
+                got_choice = choose_columns(q.choice, 2024, "fiscal 2024", [("d", text)], "Heron", "HRN")
+                assert got_choice is None or all(text[x.start:x.end] == x.text for x in got_choice[0].quotes)
         qualified_line(q, text)
     for name in ("gross_margin", "operating_margin"):
         f = formula_by_key(name)
