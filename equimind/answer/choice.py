@@ -29,7 +29,7 @@ import Stemmer
 
 from equimind.answer.column_groups import GroupRow, GroupTable, group_tables, result_sets
 from equimind.answer.computed import amount
-from equimind.answer.lines import StatementLines, label_names, label_words
+from equimind.answer.lines import StatementLines, cell_number, label_names, label_words
 from equimind.answer.record import AnswerFigure, AnswerSentence, Method, Quote
 from equimind.answer.units import Unit, cells
 from equimind.answer.values import table_scale
@@ -121,22 +121,30 @@ def _measure_stems(choice: Choice) -> set[str]:
     return _stems(choice.measure) - {"total", "net"}
 
 
+def _names_group(table: Sequence[Unit], choice: Choice, measure: set[str]) -> bool:
+    """The table's caption, header, unit line, sections or labels name the choice's group and its measure."""
+    context = _context(table, table)
+    return _STEM.stemWord(choice.group.split()[0]) in context and bool(measure & context)
+
+
+def _member_label(u: Unit) -> bool:
+    """A row that can be a member of a group: a capitalised label, no total, no statement line's name."""
+    label = cells(u.span.text)[0]
+    words = _label(u)
+    return bool(label[:1].isupper() and words and words[0] != "total"
+                and not any(label_names(m, label) for m in METRICS))
+
+
 def _group_rows(table: Sequence[Unit], choice: Choice, measure: set[str], year: int,
                 statements: StatementLines) -> list[tuple[Unit, float]]:
     """The members of a table by the asked group: the table's caption, header, unit line or sections name the group
     and the measure; its rows with a value at ``year`` (and the year before, for a change) whose label is a name
     (capitalised, no total, no statement line) are the members. Empty when the table is not such a table."""
-    context = _context(table, table)
-    if _STEM.stemWord(choice.group.split()[0]) not in context:
-        return []
-    if not measure & context:
+    if not _names_group(table, choice, measure):
         return []
     out: list[tuple[Unit, float]] = []
     for u in table:
-        label = cells(u.span.text)[0]
-        words = _label(u)
-        if not label[:1].isupper() or not words or words[0] == "total" or any(
-                label_names(m, label) for m in METRICS):
+        if not _member_label(u):
             continue
         now = statements.at(u, year)
         if now is None:
@@ -178,6 +186,62 @@ def choose(choice: Choice, ask_stems: set[str], year: int, statements: Statement
         if found:
             best = max(found, key=lambda f: f[0])[1]  # max keeps the first of a tie: reading order
             return _sentence(choice, best, year, statements, company, ticker)
+    return None
+
+
+# The period line nearest above a 10-Q table: its first period is the quarter ("Three Months Ended ... Six Months
+# Ended ..."): the first two value columns are the quarter and the same quarter a year before (the SEC's order).
+_PERIOD_LINE = re.compile(r"(?i)\b(?:(?:three|six|nine|twelve)\s+months|(?:fiscal\s+)?years?|quarters?)\s+ended\b")
+_QUARTER_FIRST = re.compile(r"(?i)^\W*three\s+months\s+ended\b")
+QUARTER_LOOKBACK = 400  # characters above a table's header searched for its period line
+
+
+def _quarter_table(text: str, table: Sequence[Unit]) -> bool:
+    """The nearest period line above (or in) the table's header names the quarter first (``_QUARTER_FIRST``)."""
+    head = table[0].header or table[0].span
+    above = text[max(0, head.start - QUARTER_LOOKBACK):head.end]
+    lines = [ln for ln in above.split("\n") if _PERIOD_LINE.search(ln)]
+    if not lines:
+        return False
+    last = lines[-1].strip().strip("|").strip()
+    return _QUARTER_FIRST.search(last) is not None
+
+
+def choose_quarter_rows(choice: Choice, ask_stems: set[str], year: int, quarter: int, doc_ids: Sequence[str],
+                        statements: StatementLines, company: str, ticker: str) -> tuple[AnswerSentence, str] | None:
+    """A group choice in a quarter: in the quarter's 10-Q (``doc_ids``), the first table naming the group and the
+    measure (``_group_rows``' test) whose period line names the quarter first (``_quarter_table``); its members are
+    its named rows read at the first value column (the quarter) and, for growth, the second (the same quarter a
+    year before). A table in sections ("Domestic:", "International:") is read in the section the ask names; one it
+    does not name is no answer (which section's members would be compared?)."""
+    measure = _measure_stems(choice)
+    for doc_id in doc_ids:
+        text = statements.text(doc_id)
+        for table in statements.tables(doc_id):
+            if not _names_group(table, choice, measure) or not _quarter_table(text, table):
+                continue
+            rows: list[tuple[Unit, float, float | None, str]] = []
+            for u in table:
+                body = cells(u.span.text)
+                if not _member_label(u) or len(body) < 3:
+                    continue
+                now, before = cell_number(body[1]), cell_number(body[2])
+                if now is not None:
+                    rows.append((u, now, before, u.section.text if u.section is not None else ""))
+            sections = {sec for _, _, _, sec in rows}
+            asked = {sec for sec in sections if sec and _stems(label_words(sec)) & ask_stems}
+            if len(asked) == 1:
+                rows = [r for r in rows if r[3] in asked]
+            elif len(sections) > 1:
+                continue
+            members: list[tuple[Unit, float]] = []
+            for u, now, before, _ in rows:
+                if not choice.growth:
+                    members.append((u, now * statements.scale_of(u)))
+                elif before:
+                    members.append((u, (now - before) / abs(before) * 100))
+            if len(members) >= 2:
+                return _sentence(choice, members, year, statements, company, ticker, quarter)
     return None
 
 
@@ -262,7 +326,7 @@ def _columns_sentence(choice: Choice, members: list[tuple[str, float, GroupTable
 
 
 def _sentence(choice: Choice, rows: list[tuple[Unit, float]], year: int, statements: StatementLines,
-              company: str, ticker: str) -> tuple[AnswerSentence, str]:
+              company: str, ticker: str, quarter: int | None = None) -> tuple[AnswerSentence, str]:
     pick = max if choice.direction == "max" else min
     winner, value = pick(rows, key=lambda r: r[1])
     label = _shown_label(winner)
@@ -272,16 +336,17 @@ def _sentence(choice: Choice, rows: list[tuple[Unit, float]], year: int, stateme
 
     def shown(v: float) -> str:
         if choice.growth:
-            return f"{v:+.1f}% from fiscal {year - 1}"
+            return f"{v:+.1f}% from fiscal {year - 1}" if quarter is None else f"{v:+.1f}% from a year before"
         return amount(v) if money else f"{v:,.0f}"
 
     each = "; ".join(f"{_shown_label(u)} {shown(v)}" for u, v in rows)
-    text = (f"{label} ({shown(value)}) is the {end} of the {len(rows)} for {company} in fiscal {year}: "
+    period = f"fiscal {year}" if quarter is None else f"Q{quarter} of fiscal {year}"
+    text = (f"{label} ({shown(value)}) is the {end} of the {len(rows)} for {company} in {period}: "
             f"{each}.")
     quotes: list[Quote] = list(dict.fromkeys(q for u, _ in rows for q in statements.quotes_of(u)))
     figures = [AnswerFigure(name=cells(u.span.text)[0], value=v, unit="%" if choice.growth else "USD" if money else "",
                             provenance={"source": "statement row", "doc_id": u.doc_id, "row": cells(u.span.text)[0],
-                                        "fiscal_year": year, "chosen": u == winner})
+                                        "fiscal_year": year, "fiscal_quarter": quarter, "chosen": u == winner})
                for u, v in rows]
     note = f"choice among {len(rows)} rows of one table ({', '.join(choice.names())}): the {end} wins"
     return AnswerSentence(text=text, method=Method.EXTRACTIVE, subject=ticker, quotes=quotes, figures=figures), note

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
 
-from equimind.answer.choice import choose, choose_columns
+from equimind.answer.choice import choose, choose_columns, choose_quarter_rows
 from equimind.answer.computed import Computed, compute, trend
 from equimind.answer.fiscal_dates import dated, with_line_date, year_ends
 from equimind.answer.lines import LineValue, StatementLines, XbrlLines, line_sentence
@@ -128,8 +128,12 @@ class FigureAnswerer:
         wanted = f"Q{quarter}" if quarter else "FY"
         docs = [d for d in refs if fiscal_year_of(d) == year and fiscal_period_of(d) == wanted]
         period = f"Q{quarter} of fiscal {year}" if quarter else f"fiscal {year}"
-        return choose_columns(q.choice, year, period, [(d.id, self.docstore.get_document_text(d.id)) for d in docs],
-                              company, key)
+        found = choose_columns(q.choice, year, period, [(d.id, self.docstore.get_document_text(d.id)) for d in docs],
+                               company, key)
+        if found is None and quarter is not None:  # the members as rows, read at the quarter's column
+            found = choose_quarter_rows(q.choice, set(q.terms), year, quarter, [d.id for d in docs], statements,
+                                        company, key)
+        return found
 
     def _inputs(self, q: QuestionAnalysis, match: FormulaMatch, key: str, as_of: date,
                 doc_ids: Sequence[str]) -> _Inputs | tuple[str, ...]:

@@ -223,6 +223,10 @@ class StatementLines:
         own = table_scale(u.scale_context)
         return own if own != 1.0 else self._doc(u.doc_id)[3]
 
+    def scale_of(self, u: Unit) -> float:
+        """The unit a row's numbers are in (``_scale``)."""
+        return self._scale(u)
+
     def order(self, year: int) -> list[str]:
         """The asked year's annual report, then later reports (they print it as a prior year), then the rest."""
         def key(d: str) -> tuple[int, int, int]:

@@ -135,6 +135,15 @@ def _group(ask: str, word: str, at: int, tokens: list[str], most: bool) -> Choic
             continue
         measure.append(t)
     growth = word in _GROWTH or bool(_GROWTH & set(measure)) or bool(_GROWTH & set(tokens[:at]))
+    if not find_metrics(" ".join(measure)):  # a metric named further on, past a stop word: "best (by top line)"
+        following: list[str] = []
+        for t in tokens[at + 1:]:
+            if t == "," or _PERIOD.match(t):
+                break
+            following.append(t)
+        named = find_metrics(" ".join(following))
+        if named:
+            measure = named[0].phrase.lower().split()
     return Choice((), (), "max" if most else "min", word, group=m.group(1), measure=tuple(measure), growth=growth)
 
 
@@ -142,7 +151,16 @@ def find_choice(ask: str, exclude: frozenset[str] = frozenset()) -> Choice | Non
     """The choice the ask names (module docstring), or None; ``exclude``: the company's name words, never part of
     an item ("Best Buy's operating, investing or financing activities")."""
     tokens = _TOKEN.findall(ask.lower().replace("\u2019", "'"))
-    at = next((k for k, t in enumerate(tokens) if t in MOST | LEAST and t not in exclude), None)
+    printed = re.findall(_TOKEN.pattern, ask.replace("\u2019", "'"), re.I)  # the same tokens, as written
+    # a superlative capitalised inside the sentence ("Which Best Buy product category ..."), or a word of the
+    # company's name run ("best buy"), is the name's word, not the choice's end ("... performed the best")
+    def named(k: int) -> bool:
+        if k > 0 and printed[k][:1].isupper():
+            return True
+        beside = tokens[max(0, k - 1):k] + tokens[k + 1:k + 2]
+        return tokens[k] in exclude and any(b in exclude for b in beside)
+
+    at = next((k for k, t in enumerate(tokens) if t in MOST | LEAST and not named(k)), None)
     if at is None:
         return None
     word = tokens[at]

@@ -91,3 +91,63 @@ def test_a_table_without_the_groups_word_nearby_answers_no_group_choice() -> Non
     q = analyse_question("Which region had the highest net revenue in Q2 2024?", HARBOR, (), STEM)
     assert q.choice is not None and q.choice.group
     assert choose_columns(q.choice, 2024, "Q2 of fiscal 2024", [("d", FILING)], "Harbor Trust", "HRBR") is None
+
+
+# A made-up retailer's 10-Q note: product categories as rows, in two sections, the quarter's columns first.
+RETAIL = """11. Segments
+
+Reportable segment and product category revenue information was as follows ($ in millions):
+
+Three Months Ended Six Months Ended
+July 27, 2024 July 29, 2023 July 27, 2024 July 29, 2023
+Revenue by reportable segment
+|  |  |  |  |  |
+| --- | --- | --- | --- | --- |
+| Stores | $4,100 | $4,300 | $8,000 | $8,500 |
+| Online | 900 | 800 | 1,700 | 1,600 |
+| Total revenue | $5,000 | $5,100 | $9,700 | $10,100 |
+| Revenue by product category |  |  |  |  |
+| Stores: |  |  |  |  |
+| Garden | $1,900 | $2,100 | $3,700 | $4,000 |
+| Kitchen | 1,400 | 1,500 | 2,700 | 2,900 |
+| Toys | 800 | 700 | 1,600 | 1,600 |
+| Total Stores revenue | $4,100 | $4,300 | $8,000 | $8,500 |
+| Online: |  |  |  |  |
+| Garden | $300 | $200 | $500 | $400 |
+| Kitchen | 400 | 420 | 800 | 820 |
+| Toys | 200 | 180 | 400 | 380 |
+| Total Online revenue | $900 | $800 | $1,700 | $1,600 |
+"""
+
+
+def _quarter_choice(ask: str) -> str | None:
+    from equimind.answer.choice import choose_quarter_rows
+    from equimind.answer.lines import StatementLines
+
+    lark = Subject("LARK", name_words("LARK", "Best Lark, Inc."))
+    q = analyse_question(ask, lark, (), STEM)
+    assert q.choice is not None and q.choice.group
+    sl = StatementLines({"d": (2025, "10-Q")}, {"d": RETAIL}.__getitem__)
+    found = choose_quarter_rows(q.choice, set(q.terms), 2025, 2, ["d"], sl, "Best Lark", "LARK")
+    if found is None:
+        return None
+    assert all(RETAIL[x.start:x.end] == x.text for x in found[0].quotes)
+    return found[0].text
+
+
+def test_a_quarterly_group_choice_reads_the_quarter_column_in_the_section_the_ask_names() -> None:
+    text = _quarter_choice("Which Best Lark product category grew the fastest in online sales during Q2 of FY2025?")
+    assert text is not None and text.startswith("Garden (+50.0% from a year before) is the highest of the 3")
+    text = _quarter_choice("Which product category had the highest revenue in stores during Q2 of FY2025?")
+    assert text is not None and text.startswith("Garden ($1,900 million) is the highest of the 3")
+    # the ask names no section: which section's categories would be compared?
+    assert _quarter_choice("Which product category had the highest revenue during Q2 of FY2025?") is None
+
+
+def test_a_superlative_in_the_company_name_is_not_the_choice_and_a_later_metric_is_its_measure() -> None:
+    from equimind.query.choice import find_choice
+
+    got = find_choice("Which Best Lark product category performed the best by top line in Q2?", frozenset())
+    assert got is not None and got.word == "best" and got.group == "category" and got.measure == ("top", "line")
+    got = find_choice("which best lark category had the lowest sales in Q2?", frozenset({"best", "lark"}))
+    assert got is not None and got.word == "lowest"
