@@ -16,6 +16,12 @@ A choice that names the group of its candidates ("which region had the worst top
 chooses among the rows of the first table whose caption, header, unit line or sections name the group and the
 measure, each a name with a value at the asked year (and the year before, for a change: the change in percent).
 
+A group is also read from a table whose columns come one group per member (``choose_columns``, over
+``column_groups``: a bank's segment results, "Consumer & Community Banking ... Corporate"), the measure's row at the
+asked year's column of each group; and, in a quarter, from the quarter's 10-Q table of the members as rows whose
+period line names the quarter first (``choose_quarter_rows``: its first column, and its second for growth), in the
+section the ask names ("Domestic:").
+
 A choice that names no candidates but a kind of line ("the largest liability": ``Choice.total``) chooses among the
 lines the statement's "Total liabilities" row sums (``_members``).
 """
@@ -110,12 +116,19 @@ def _members(table: Sequence[Unit], noun: str, year: int, statements: StatementL
     return []
 
 
-def _measure_stems(choice: Choice) -> set[str]:
-    """The stems naming a group choice's measure: its words' metric phrases ("topline" is revenue: revenue, sales),
-    else its own words; revenue when it names none ("which segment grew the fastest")."""
+def _measure_metrics(choice: Choice) -> list[MetricMatch]:
+    """The metrics a group choice's measure names ("topline" is revenue); revenue when it names none or only a
+    performance ("which segment grew the fastest", "the worst performance"); none for a measure in other words."""
     metrics = find_metrics(" ".join(choice.measure)) if choice.measure else []
     if not choice.measure or (not metrics and set(choice.measure) <= {"performance", "growth", "performed"}):
         metrics = find_metrics("revenue")
+    return metrics
+
+
+def _measure_stems(choice: Choice) -> set[str]:
+    """The stems naming a group choice's measure: its metrics' phrases (``_measure_metrics``: revenue, sales), else
+    its own words."""
+    metrics = _measure_metrics(choice)
     if metrics:
         return {s for m in metrics for p in m.metric.phrases for s in _stems(label_words(p))} - {"total", "net"}
     return _stems(choice.measure) - {"total", "net"}
@@ -263,10 +276,8 @@ def choose_columns(choice: Choice, year: int, period: str, texts: Sequence[tuple
     group's word in or above it, the measure's row (``_row_measures``) read at ``year``'s column of every member (a
     "Total" group is no member; for a growth choice, the change from the year before in percent); the highest or
     lowest wins. ``period`` names the columns' period in the sentence ("Q1 of fiscal 2021")."""
-    metrics = find_metrics(" ".join(choice.measure)) if choice.measure else []
-    if not choice.measure or (not metrics and set(choice.measure) <= {"performance", "growth", "performed"}):
-        metrics = find_metrics("revenue")
-    measure = set() if metrics else _stems(choice.measure) - {"total", "net"}
+    metrics = _measure_metrics(choice)
+    measure = set() if metrics else _measure_stems(choice)
     group = _STEM.stemWord(choice.group.split()[-1])
     for doc_id, text in texts:
         for tables in result_sets(group_tables(text)):
