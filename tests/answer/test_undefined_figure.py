@@ -241,3 +241,12 @@ def test_the_bottom_line_is_net_income_earnings_or_loss_not_net_interest_income(
                                         "Net income attributable to Heron Corp.", "Net income (loss)"))
     assert not any(bottom_line(x) for x in ("Net interest income", "Net card fees", "Income tax provision",
                                             "Net income per share", "Net sales"))
+
+
+def test_a_figure_missing_a_line_of_another_statement_is_never_called_undefined() -> None:
+    # the income statement holds no equity, payables or capital expenditure row: that proves nothing about the
+    # balance sheet or the cash-flow statement, so nothing is claimed (before, "statements do not define return on
+    # equity" was said of a company that prints its shareholders' equity)
+    for question in ("What is Heron's return on equity for fiscal 2024?", "What is Heron's debt to equity?",
+                     "What is Heron's capital expenditures to revenue ratio in fiscal 2024?"):
+        assert _undefined(question, CARD_ISSUER) is None
