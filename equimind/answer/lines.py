@@ -129,6 +129,7 @@ class XbrlLines:
 
 
 _PAREN = re.compile(r"\([^)]*\)")
+_ACTIVITIES = frozenset({"operating", "investing", "financing"})  # a cash-flow statement's three sections
 _NUMBER = re.compile(r"^\(?-?\$?\s*\(?\s*(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*\)?$")
 
 
@@ -304,6 +305,8 @@ class StatementLines:
                     continue
                 if metric.unit == USD and self._percent_table(u, where[0]):
                     continue  # "Cost of revenue | 25.0" under "Revenue | 100.0%": a share of revenue, not dollars
+                if not metric.flow and self._change_row(u):
+                    continue  # a balance at a date is never a cash-flow statement's change in it
                 (headed if where[1] else above).append((n * self._scale(u), u, where[0]))
             # rows under a header naming the year first: a year line read from above a split table may belong to
             # another statement (a cash-flow statement's "Accounts payable" change under its years)
@@ -324,6 +327,18 @@ class StatementLines:
         """The row's table states its column as shares of a base: a cell of that column reads 100% ("Revenue |
         100.0%": a table of items as a percentage of revenue, whose other cells print no % sign)."""
         return any(len(c := cells(r.span.text)) > col and _HUNDRED.match(c[col]) for r in self.table_of(u))
+
+    def _change_row(self, u: Unit) -> bool:
+        """The row is a cash-flow statement's change in a balance ("Accounts payable | 2,945 | 5,473" under "Changes
+        in operating assets and liabilities"): its sub-heading speaks of changes, or its table holds a line of
+        operating, investing or financing activities."""
+        if u.section is not None and {"change", "changes"} & set(label_words(cells(u.section.text)[0])):
+            return True
+        for r in self.table_of(u):
+            words = set(label_words(cells(r.span.text)[0]))
+            if "activities" in words and words & _ACTIVITIES:
+                return True
+        return False
 
     def _in_statement(self, u: Unit) -> bool:
         return any(bottom_line(cells(r.span.text)[0]) for r in self.table_of(u))

@@ -67,3 +67,35 @@ def test_the_lines_are_read_from_a_statement_that_names_them_in_its_own_verbs() 
     got = {key: sl.value(METRIC[key], 2024, 2024) for key in ("capex", "dividends", "operating_cash_flow")}
     assert {k: v.value if v else None for k, v in got.items()} == {
         "capex": -1.25e9, "dividends": -6e8, "operating_cash_flow": 9.1e9}
+
+
+BALANCE_AND_CHANGES = """CONSOLIDATED BALANCE SHEETS
+(in millions)
+
+| | 2024 | 2023 |
+| --- | --- | --- |
+| Inventories | 3,400 | 3,300 |
+| Accounts payable | 9,400 | 8,500 |
+| Total current liabilities | 12,000 | 11,000 |
+
+CONSOLIDATED STATEMENTS OF CASH FLOWS
+(in millions)
+
+| | 2024 | 2023 | 2022 |
+| --- | --- | --- | --- |
+| Net income | 1,000 | 900 | 800 |
+| Changes in operating assets and liabilities: | | | |
+| Inventories | (100) | 145 | (260) |
+| Accounts payable | 900 | 547 | 297 |
+| Net cash provided by operating activities | 2,000 | 1,900 | 1,500 |
+"""
+
+
+def test_a_balance_is_read_from_the_balance_sheet_never_from_a_cash_flow_change() -> None:
+    sl = StatementLines({"d": (2024, "10-K")}, {"d": BALANCE_AND_CHANGES}.__getitem__)
+    payable, stock = sl.value(METRIC["accounts_payable"], 2024, 2024), sl.value(METRIC["inventories"], 2023, 2024)
+    assert payable is not None and payable.value == 9.4e9
+    assert stock is not None and stock.value == 3.3e9  # the change printed for 2023 (145) is no inventory
+    # a flow line is still read from the cash-flow statement
+    cash = sl.value(METRIC["operating_cash_flow"], 2024, 2024)
+    assert cash is not None and cash.value == 2e9
