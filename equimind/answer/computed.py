@@ -115,6 +115,11 @@ def amount(value: float) -> str:
     return f"{sign}${v / 1e6:,.0f} million" if v >= 1e6 else f"{sign}{v:,.0f}"
 
 
+# lines a ratio may only be taken over when positive: a company with negative equity has no return on equity or
+# debt-to-equity ratio that means anything (Boeing's fiscal 2022 net loss over its negative equity reads +33%)
+POSITIVE_BASES = frozenset({"stockholders_equity"})
+
+
 def compute(match: FormulaMatch, years: Sequence[int], company: str, ticker: str, lookup: LineLookup,
             decimals: int | None = None, asked_scale: float | None = None, each_year: bool = False) -> Computed:
     """The figure ``match`` names for the last of ``years`` (or their mean, for an average over the span; or, with
@@ -145,6 +150,12 @@ def compute(match: FormulaMatch, years: Sequence[int], company: str, ticker: str
                 break
         if values is None:
             return Computed(None, f"{f.name}: no {missing} found", tuple(dict.fromkeys(k for k in keys if k)))
+    negative = [(y, lv) for (k, y), lv in sorted(got.items(), key=lambda kv: kv[0][1]) if k in POSITIVE_BASES
+                and lv.value <= 0]
+    if negative:  # a return on, or a debt to, a negative equity is no ratio of the company's
+        y, lv = negative[0]
+        return Computed(None, f"{f.name}: {lv.figure.name.lower()} is not positive in fiscal {y} "
+                              f"({amount(lv.value)}), so the ratio is not meaningful")
     value = sum(per_year) / len(per_year)
     shown = format_figure(value, f, decimals, asked_scale)
     period = f"fiscal {span[0]}-{span[-1]} average" if len(span) > 1 else f"fiscal {t}"
