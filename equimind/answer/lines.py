@@ -159,7 +159,7 @@ def label_words(label: str) -> list[str]:
 # Words that open a clause narrowing a statement line to what it is net of or excludes: the line is still the named
 # one ("Total revenues net of interest expense" is a bank's revenue line). "Including" widens a line (net income
 # including noncontrolling interests is not the shareholders' net income) and is not one of them.
-NARROWING = (("excluding",), ("net", "of"))
+NARROWING = (("excluding",), ("net", "of"), ("less",))  # "Trade accounts receivable, less allowances of $477"
 
 
 def _narrowed(words: list[str]) -> list[str]:
@@ -187,6 +187,15 @@ def label_names(metric: MetricSpec, label: str) -> bool:
         if set(words[at:]) & _NONCONTROLLING:
             return False  # "Total equity attributable to noncontrolling interests" is not the company's line
         words = words[:at]
+    forms = [words]
+    if len(words) > 1 and words[-1] == "net":  # "Interest expense (income), net", "Revenue, net": the line, net
+        forms.append(words[:-1])
+    if words[:1] == ["trade"]:  # "Trade accounts receivable", "Trade accounts payable": the accounts of trade
+        forms += [f[1:] for f in forms]
+    return any(_phrase_names(metric, form) for form in forms)
+
+
+def _phrase_names(metric: MetricSpec, words: list[str]) -> bool:
     for phrase in (label_words(p) for p in metric.phrases):
         n = len(phrase)
         if not n or len(words) < n:

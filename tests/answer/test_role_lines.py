@@ -31,6 +31,10 @@ METRIC = {m.key: m for m in METRICS}
     ("pretax_income", "Income (loss) before applicable income taxes"),
     ("stockholders_equity", "Total Kestrel Holdings shareholders’ equity"),
     ("stockholders_equity", "Total equity attributable to shareowners of Kestrel Holdings"),
+    ("interest_expense", "Interest expense (income), net"),
+    ("accounts_receivable", "Trade accounts receivable, less allowances of $477 and $466, respectively"),
+    ("accounts_payable", "Trade accounts payable"),
+    ("accounts_receivable", "Accounts receivable, net"),
 ])
 def test_a_line_named_in_the_filers_own_verb_is_the_line(key: str, label: str) -> None:
     assert label_names(METRIC[key], label)
