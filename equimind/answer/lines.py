@@ -31,7 +31,7 @@ from equimind.answer.units import Unit, cells, document_rows, unit_quotes
 from equimind.answer.values import in_asked_scale, scale_word, table_scale
 from equimind.answer.xbrl_answer import pick_value
 from equimind.core.documents import sha256_hex
-from equimind.lexicon.concepts import LINE_QUALIFIERS, USD, MetricSpec
+from equimind.lexicon.concepts import LINE_QUALIFIERS, USD, USD_PER_SHARE, MetricSpec
 from equimind.query.periods import Period, PeriodKind
 from equimind.sources.base import CompanyFacts
 
@@ -338,7 +338,9 @@ class StatementLines:
                     continue  # "Cost of revenue | 25.0" under "Revenue | 100.0%": a share of revenue, not dollars
                 if not metric.flow and self._change_row(u):
                     continue  # a balance at a date is never a cash-flow statement's change in it
-                (headed if where[1] else above).append((n * self._scale(u), u, where[0]))
+                # a per-share amount is printed as is ("in millions, except per share amounts")
+                scale = 1.0 if metric.unit == USD_PER_SHARE else self._scale(u)
+                (headed if where[1] else above).append((n * scale, u, where[0]))
             # rows under a header naming the year first: a year line read from above a split table may belong to
             # another statement (a cash-flow statement's "Accounts payable" change under its years)
             found = headed or above
@@ -409,7 +411,8 @@ class StatementLines:
         head_cells = cells(u.header.text) if u.header is not None else []
         head = head_cells[col] if col < len(head_cells) and str(year) in head_cells[col] else str(year)
         prov = {"source": "statement row", "doc_id": u.doc_id, "row": cells(u.span.text)[0], "column": head,
-                "cell": cells(u.span.text)[col], "scale": self._scale(u), "fiscal_year": year,
+                "cell": cells(u.span.text)[col],
+                "scale": 1.0 if metric.unit == USD_PER_SHARE else self._scale(u), "fiscal_year": year,
                 "rows_agreeing": f"{agree} of {rows}"}
         fig = AnswerFigure(name=metric.name, value=value, unit=metric.unit, provenance=prov)
         return LineValue(value, fig, tuple(quotes), "statement", u)
@@ -454,15 +457,17 @@ def line_sentence(lv: LineValue, ticker: str, asked_scale: float | None, outflow
     scale = float(prov.get("scale") or 1.0)
     word = scale_word(scale)
     number = abs(lv.value) if outflow else lv.value
+    per_share = lv.figure.unit == USD_PER_SHARE
     if not word:  # the filing states no unit for the table: the number as printed, never a guessed scale
         shown = str(prov.get("cell")).strip("()") if outflow else str(prov.get("cell"))
-        printed = "the table states no unit"
+        printed = "a per-share amount, as printed" if per_share else "the table states no unit"
     else:
         shown = in_asked_scale(number, asked_scale or 1e6)
         printed = f"printed: {prov.get('cell')}, in {word}s"
     if outflow and lv.value < 0:
         printed += "; an outflow, printed negative"
     text = f"{prov.get('row')}: {shown} ({printed}) ({prov.get('column')})."
-    stated = StatedValue(text=shown, number=number, unit="USD", period=str(prov.get("column")))
+    stated = StatedValue(text=shown, number=number, unit=USD_PER_SHARE if per_share else "USD",
+                         period=str(prov.get("column")))
     return AnswerSentence(text=text, method=Method.EXTRACTIVE, subject=ticker, quotes=list(lv.quotes),
                           figures=[lv.figure], values=[stated])

@@ -148,3 +148,23 @@ def test_a_ratio_over_negative_equity_is_not_meaningful_and_says_so() -> None:
         assert match is not None
         got = compute(match, [2024], "Kestrel", "KSTR", lambda m, y, t: sl.value(m, y, t))
         assert got.sentence is None and "is not positive" in got.reason and "not meaningful" in got.reason
+
+
+PER_SHARE = """CONSOLIDATED STATEMENTS OF OPERATIONS
+(In millions, except number of shares and per-share amounts)
+
+| | 2024 | 2023 |
+| --- | --- | --- |
+| Net sales | 391,035 | 383,285 |
+| Net income | 93,736 | 96,995 |
+| Diluted earnings per share | $6.08 | $6.13 |
+"""
+
+
+def test_a_per_share_amount_is_read_as_printed_not_in_the_tables_millions() -> None:
+    from equimind.answer.lines import line_sentence
+
+    sl = StatementLines({"d": (2024, "10-K")}, {"d": PER_SHARE}.__getitem__)
+    eps, sales = sl.value(METRIC["eps_diluted"], 2024, 2024), sl.value(METRIC["revenue"], 2024, 2024)
+    assert eps is not None and eps.value == 6.08 and sales is not None and sales.value == 391_035e6
+    assert "6.08" in line_sentence(eps, "KSTR", None).text and "million" not in line_sentence(eps, "KSTR", None).text
