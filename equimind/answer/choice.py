@@ -134,6 +134,11 @@ def _measure_stems(choice: Choice) -> set[str]:
     return _stems(choice.measure) - {"total", "net"}
 
 
+def _change_pct(now: float, before: float | None) -> float | None:
+    """The change from ``before`` to ``now`` in percent of ``before``; None without a base (missing or zero)."""
+    return None if not before else (now - before) / abs(before) * 100
+
+
 def _names_group(table: Sequence[Unit], choice: Choice, measure: set[str]) -> bool:
     """The table's caption, header, unit line, sections or labels name the choice's group and its measure."""
     context = _context(table, table)
@@ -164,9 +169,9 @@ def _group_rows(table: Sequence[Unit], choice: Choice, measure: set[str], year: 
             continue
         if choice.growth:
             before = statements.at(u, year - 1)
-            if before is None or before[0] == 0:
-                continue
-            out.append((u, (now[0] - before[0]) / abs(before[0]) * 100))
+            change = _change_pct(now[0], before[0] if before is not None else None)
+            if change is not None:
+                out.append((u, change))
         else:
             out.append((u, now[0]))
     return out
@@ -229,7 +234,7 @@ def choose_quarter_rows(choice: Choice, ask_stems: set[str], year: int, quarter:
     does not name is no answer (which section's members would be compared?)."""
     measure = _measure_stems(choice)
     for doc_id in doc_ids:
-        text = statements.text(doc_id)
+        text = statements.document_text(doc_id)
         for table in statements.tables(doc_id):
             if not _names_group(table, choice, measure) or not _quarter_table(text, table):
                 continue
@@ -251,8 +256,8 @@ def choose_quarter_rows(choice: Choice, ask_stems: set[str], year: int, quarter:
             for u, now, before, _ in rows:
                 if not choice.growth:
                     members.append((u, now * statements.scale_of(u)))
-                elif before:
-                    members.append((u, (now - before) / abs(before) * 100))
+                elif (change := _change_pct(now, before)) is not None:
+                    members.append((u, change))
             if len(members) >= 2:
                 return _sentence(choice, members, year, statements, company, ticker, quarter)
     return None
@@ -294,14 +299,10 @@ def choose_columns(choice: Choice, year: int, period: str, texts: Sequence[tuple
                     v = row.values[g][now]
                     if name.split()[0].lower() == "total" or v is None:
                         continue
-                    if choice.growth:
-                        b = row.values[g][before] if before is not None else None
-                        if not b:
-                            continue
-                        v = (v - b) / abs(b) * 100
-                    else:
-                        v *= t.scale
-                    members.append((name, v, t, row))
+                    got = _change_pct(v, row.values[g][before] if before is not None else None) if choice.growth \
+                        else v * t.scale
+                    if got is not None:
+                        members.append((name, got, t, row))
             if len(members) >= 2:
                 return _columns_sentence(choice, members, period, doc_id, text, company, ticker)
     return None

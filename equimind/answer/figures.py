@@ -128,7 +128,7 @@ class FigureAnswerer:
         wanted = f"Q{quarter}" if quarter else "FY"
         docs = [d for d in refs if fiscal_year_of(d) == year and fiscal_period_of(d) == wanted]
         period = f"Q{quarter} of fiscal {year}" if quarter else f"fiscal {year}"
-        found = choose_columns(q.choice, year, period, [(d.id, self.docstore.get_document_text(d.id)) for d in docs],
+        found = choose_columns(q.choice, year, period, [(d.id, statements.document_text(d.id)) for d in docs],
                                company, key)
         if found is None and quarter is not None:  # the members as rows, read at the quarter's column
             found = choose_quarter_rows(q.choice, set(q.terms), year, quarter, [d.id for d in docs], statements,

@@ -309,6 +309,15 @@ class StatementLines:
         """The unit a row's numbers are in (``_scale``)."""
         return self._scale(u)
 
+    def _line_scale(self, metric: MetricSpec, u: Unit) -> float:
+        """The unit a line's value is read in: a per-share amount as printed ("in millions, except per share
+        amounts"), any other in its table's unit."""
+        return 1.0 if metric.unit == USD_PER_SHARE else self._scale(u)
+
+    def document_text(self, doc_id: str) -> str:
+        """A filing's canonical text, read once with its rows (``_doc``)."""
+        return self._doc(doc_id)[0]
+
     def order(self, year: int) -> list[str]:
         """The asked year's annual report, then later reports (they print it as a prior year), then the rest."""
         def key(d: str) -> tuple[int, int, int]:
@@ -338,9 +347,7 @@ class StatementLines:
                     continue  # "Cost of revenue | 25.0" under "Revenue | 100.0%": a share of revenue, not dollars
                 if not metric.flow and self._change_row(u):
                     continue  # a balance at a date is never a cash-flow statement's change in it
-                # a per-share amount is printed as is ("in millions, except per share amounts")
-                scale = 1.0 if metric.unit == USD_PER_SHARE else self._scale(u)
-                (headed if where[1] else above).append((n * scale, u, where[0]))
+                (headed if where[1] else above).append((n * self._line_scale(metric, u), u, where[0]))
             # rows under a header naming the year first: a year line read from above a split table may belong to
             # another statement (a cash-flow statement's "Accounts payable" change under its years)
             found = headed or above
@@ -411,8 +418,7 @@ class StatementLines:
         head_cells = cells(u.header.text) if u.header is not None else []
         head = head_cells[col] if col < len(head_cells) and str(year) in head_cells[col] else str(year)
         prov = {"source": "statement row", "doc_id": u.doc_id, "row": cells(u.span.text)[0], "column": head,
-                "cell": cells(u.span.text)[col],
-                "scale": 1.0 if metric.unit == USD_PER_SHARE else self._scale(u), "fiscal_year": year,
+                "cell": cells(u.span.text)[col], "scale": self._line_scale(metric, u), "fiscal_year": year,
                 "rows_agreeing": f"{agree} of {rows}"}
         fig = AnswerFigure(name=metric.name, value=value, unit=metric.unit, provenance=prov)
         return LineValue(value, fig, tuple(quotes), "statement", u)

@@ -29,14 +29,12 @@ from equimind.lexicon.formulas import Formula
 # words every statement line may hold: a row holding only these is no part of a missing line
 _GENERIC = frozenset({"income", "profit", "profits", "earnings", "loss", "losses", "revenue", "revenues", "sales",
                       "expense", "expenses", "of", "and", "the", "from"}) | LINE_QUALIFIERS
-# the lines every income statement prints (revenue, net income or loss): a figure is never called undefined for
-# lacking one
-EVERY_STATEMENT = frozenset({"revenue", "net_income"})
 # the lines whose absence from an income statement means the company does not report them (S-X 5-03 captions some
 # issuers do not print: a bank or a card issuer has no cost of revenue, no gross profit, no operating income). A
 # balance-sheet or cash-flow line (equity, capital expenditures, payables) missing from the income statement says
 # nothing: a figure lacking one is never called undefined here (before, "3M's statements do not define return on
-# equity" was claimed because its income statement has no equity row)
+# equity" was claimed because its income statement has no equity row). Revenue and net income are not among them:
+# every income statement prints them, so their miss is the reader's
 INCOME_STATEMENT_LINES = frozenset({"cost_of_revenue", "gross_profit", "operating_income"})
 _STEM = Stemmer.Stemmer("english")
 # the rows that sum a statement: a total, or a line that ends in income, earnings, loss or profit (not per share)
@@ -62,10 +60,10 @@ def undefined_figure(f: Formula, result: Computed, statements: StatementLines, c
                      ticker: str, year: int) -> AnswerSentence | None:
     """The sentence saying ``f`` is not defined by the company's income statement of fiscal ``year`` (the asked
     year; module docstring), or None."""
-    if not result.missing or set(result.missing) & EVERY_STATEMENT:
-        return None  # a line every income statement prints: missing, it is the reader's miss, not the statement's
-    if not set(result.missing) <= INCOME_STATEMENT_LINES:
-        return None  # a line of another statement: its absence from the income statement proves nothing
+    if not result.missing or not set(result.missing) <= INCOME_STATEMENT_LINES:
+        # revenue and net income: every income statement prints them, so their miss is the reader's; a line of
+        # another statement: its absence from the income statement proves nothing
+        return None
     missing = [line_spec(k) for k in result.missing]
     guard = _STEM.stemWords(sorted(frozenset().union(*(own_words(m) for m in missing))))
     present = [k for lines, _ in ((f.lines, f.compute), *f.alternatives) for k, off in lines
